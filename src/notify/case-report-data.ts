@@ -89,6 +89,9 @@ export interface CaseReportData {
     cross_session_responses: number
     exposed_sessions: number
     exposed_tenants: number
+    /** at least this many sessions and tenants exposed, where a cut-short marker names none of several (scope --json's keys; absent: the counts are exact) */
+    exposed_sessions_low?: number
+    exposed_tenants_low?: number
     recipient_tenants: number
     first_seen: string | null
     last_seen: string | null
@@ -238,6 +241,7 @@ export function gatherCaseReport(db: CaseDb, options: GatherCaseReportOptions): 
       cross_session_responses: scope.cross_session_responses,
       exposed_sessions: scope.exposed_sessions,
       exposed_tenants: scope.exposed_tenants,
+      ...(scope.exposed_sessions_low !== undefined ? {exposed_sessions_low: scope.exposed_sessions_low, exposed_tenants_low: scope.exposed_tenants_low} : {}),
       recipient_tenants: scope.recipient_tenants,
       first_seen: scope.first_seen,
       last_seen: scope.last_seen,

@@ -73,7 +73,7 @@ function fixture(now = '2026-10-24T08:00:00.000Z', incident: Partial<IncidentRec
         tenant_id: 'acme', leaked_sessions: ['s1', 's2'], responses_carrying_its_data: 14, leaked_by_canary: 12, provenance_only_leaked: 2, recipient_sessions_same_tenant: 3,
         recipient_sessions_other_tenants: 4, recipient_tenants_other: 1, first_leaked: '2026-10-22T10:00:00.000Z', last_leaked: '2026-10-22T16:30:00.000Z', markers_truncated: ['CANARY-a1a1…'],
         pii_in_leaked: [{kind: 'email', label: 'contact details (e-mail addresses)', count: 12, responses: 5}], received_foreign_responses: 0, received_by_canary: 0, received_by_text_only: 0, received_source_not_named: 0,
-        receiving_sessions: [], received_from_tenants: 0, source_sessions_same_tenant: 0, source_sessions_other_tenants: 0, first_received: null, last_received: null, pii_in_received: [], own_cross_session_responses: 3, pii_within_own_sessions: [], at_risk_responses: null, at_risk_unknown_records: null,
+        receiving_sessions: [], received_from_tenants: 0, received_source_customer_not_named: 0, source_sessions_same_tenant: 0, source_sessions_other_tenants: 0, first_received: null, last_received: null, pii_in_received: [], own_cross_session_responses: 3, pii_within_own_sessions: [], at_risk_responses: null, at_risk_unknown_records: null,
         possible_source_responses: 0, possible_source_sessions: [], possible_sources_among: null, possible_sources_not_recorded: 0, source_unknown_responses: 0,
         counterparts_leaked_to: [{label: 'tenant#1', responses: 9, provenance_responses: 2, exposure_responses: 11, sessions: 4, first_seen: null, last_seen: null}], counterparts_received_from: [],
       },

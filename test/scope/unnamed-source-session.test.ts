@@ -6,6 +6,8 @@ import {buildFacts, loadFactsInputs} from '../../src/notify/facts.js'
 import {openIncident} from '../../src/notify/incident.js'
 import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
 import {buildRegisterEntry} from '../../src/notify/register.js'
+import {gatherCaseReport} from '../../src/notify/case-report-data.js'
+import {renderCaseReportHtml} from '../../src/cli/html/case-report.js'
 import {renderArticle33Markdown, renderProcessorNoticeMarkdown, renderRegisterMarkdown} from '../../src/notify/render-markdown.js'
 import {buildTimeline} from '../../src/scope/build-timeline.js'
 import {canaryFigures, computeScope} from '../../src/scope/compute-scope.js'
@@ -133,6 +135,17 @@ describe('a cut-short marker that prefixes markers of two tenants', () => {
     const fr = renderProcessorNoticeMarkdown(buildProcessorNotice(facts, 'tC', {language: 'fr'}))
     expect(fr).toContain("d'au moins 1 session d'au moins 1 autre client")
     expect(fr).toContain("Le client source d'une réponse n'a pu être désigné")
+  })
+
+  it('the HTML case report counts at least 1 session and 1 tenant, and calls the response a cut-short marker, not verbatim text', () => {
+    const html = renderCaseReportHtml(gatherCaseReport(c.db, {now: NOW, toolVersion: 'test', showMarker: (m) => m, markersShown: false}))
+    const text = html.replace(/<(style|script)[\s\S]*?<\/\1>/g, '').replace(/<[^>]+>/g, ' ').replace(/&#39;/g, "'").replace(/\s+/g, ' ')
+    expect(text).not.toContain('text whose source is not established')
+    expect(text).not.toContain('verbatim text whose source is ambiguous or unknown')
+    expect(text).toContain('data of at least 1 session of at least 1 tenant reached 1 tenant')
+    expect(text).toContain("1 response's source tenant could not be named: it held a canary marker cut short")
+    expect(text).toMatch(/at least 1 \(0 named\) sessions whose data reached another session/)
+    expect(text).toMatch(/at least 1 \(0 named\) tenants exposed by marker/)
   })
 
   it('the timeline names no empty or "?" source', () => {

@@ -96,11 +96,22 @@ export function verdict(d: CaseReportData): {cls: 'leak' | 'clean' | 'partial'; 
   const noRegistry = d.totals.registry_files === 0
   const undecided = s.at_risk_responses !== null && (s.at_risk_unknown_records ?? 0) > 0 ? ` Whether ${nums(s.at_risk_unknown_records!, 'record')} ${s.at_risk_unknown_records === 1 ? 'was' : 'were'} at risk is not known: ${s.at_risk_unknown_records === 1 ? 'its' : 'their'} status or prompt size is not recorded.` : ''
   const atRisk = (s.at_risk_responses ? ` ${nums(s.at_risk_responses, 'response')} ${s.at_risk_responses === 1 ? 'was' : 'were'} served with a prompt at or over the KV pool (at risk).` : '') + undecided
-  // The named sources reached the flows' tenants; responses whose source is not established are said apart, naming no one.
-  const notNamed = e.source_not_named ?? 0
+  // The named sources reached the flows' tenants; responses whose source is not established are said apart, naming no one:
+  // verbatim text in several tenants' prompts (or unlogged ones), and canary markers cut short, prefixes of several sessions' markers.
+  const markerNotNamed = e.marker_source_not_named ?? 0
+  const notNamed = (e.source_not_named ?? 0) - markerNotNamed
+  const sessionsLow = Math.max(e.sessions, e.sessions_low ?? 0)
+  const tenantsLow = Math.max(e.source_tenants, e.source_tenants_low ?? 0)
+  const sourceText = `${sessionsLow > e.sessions ? 'at least ' : ''}${nums(sessionsLow, 'session')} of ${tenantsLow > e.source_tenants ? 'at least ' : ''}${nums(tenantsLow, 'tenant')}`
+  const sessionNotNamed = (e.session_not_named ?? 0) - markerNotNamed
+  const cutShort = [
+    sessionNotNamed > 0 ? ` ${sessionNotNamed === 1 ? "1 response's source session could not be named: it held" : `${num(sessionNotNamed)} responses' source sessions could not be named: each held`} a canary marker cut short, a prefix of the markers of several sessions of one tenant.` : '',
+    markerNotNamed > 0 ? ` ${markerNotNamed === 1 ? "1 response's source tenant could not be named: it held" : `${num(markerNotNamed)} responses' source tenants could not be named: each held`} a canary marker cut short, a prefix of the markers of several tenants' sessions.` : '',
+  ].join('')
+  const reachedBy = e.responses - notNamed > 0 ? `data of ${sourceText} reached ${nums(notNamed === 0 ? e.recipient_tenants : new Set(e.flows.map((f) => f.recipient_tenant)).size, 'tenant')}` : ''
   const reached = notNamed === 0
-    ? `data of ${nums(e.sessions, 'session')} of ${nums(e.source_tenants, 'tenant')} reached ${nums(e.recipient_tenants, 'tenant')}.`
-    : `${e.sessions > 0 ? `data of ${nums(e.sessions, 'session')} of ${nums(e.source_tenants, 'tenant')} reached ${nums(new Set(e.flows.map((f) => f.recipient_tenant)).size, 'tenant')}; ` : ''}${nums(notNamed, 'response')} carried text whose source is not established (the same text in several tenants' prompts, or only in answers whose prompts were not logged): no tenant is named as ${notNamed === 1 ? 'its' : 'their'} source.`
+    ? `${reachedBy}.${cutShort}`
+    : `${reachedBy ? `${reachedBy}; ` : ''}${nums(notNamed, 'response')} carried text whose source is not established (the same text in several tenants' prompts, or only in answers whose prompts were not logged): no tenant is named as ${notNamed === 1 ? 'its' : 'their'} source.${cutShort}`
   const detail = leaked
     ? noRegistry
       ? `${nums(e.responses, 'response')} among ${among} carried another session's data, repeating its text verbatim (the case holds no canary registry, so no marker could be attributed); ${reached}`
@@ -271,21 +282,28 @@ function numbersSection(d: CaseReportData): string {
   const stillKnown = [k.markers && !noRegistry ? "the canary markers' figures" : null, k.provenance ? 'the verbatim-text figure' : null, 'the at-risk figures'].filter((x) => x !== null)
   const stillText = stillKnown.length === 1 ? stillKnown[0]! : `${stillKnown.slice(0, -1).join(', ')} and ${stillKnown.at(-1)!}`
   const stale = nothingSearched(d.detection) || allKnown ? '' : `\n<p class="stale" data-k="stale_findings">Not known until a scan (crosstalk scan): ${esc(k.reason ?? '')}. Every figure below that rests on those findings reads "unknown"; ${esc(stillText)} rest on findings or records unchanged by that and stand as the case is.</p>`
+  // A count with a lower bound above it (sources not named): "at least N (K named)", where the figure itself is known.
+  const lowOr = (f: (n: number | null) => string, named: number, low: number | undefined): string => {
+    const shown = f(named)
+    return low !== undefined && low > named && /^[0-9,]+$/.test(shown) ? `at least ${num(low)} (${shown} named)` : shown
+  }
   const cards = [
     card('exposure_responses', "responses carrying another session's data (marker or verbatim text)", x(s.exposure.responses)),
-    card('exposure_sessions', 'sessions whose data reached another session', x(s.exposure.sessions)),
-    card('exposure_source_tenants', 'tenants whose data leaked', x(s.exposure.source_tenants)),
+    // A canary marker cut short names no session (or no tenant) of several: at least one, never 0 (scope's *_low).
+    card('exposure_sessions', 'sessions whose data reached another session', lowOr(x, s.exposure.sessions, s.exposure.sessions_low)),
+    card('exposure_source_tenants', 'tenants whose data leaked', lowOr(x, s.exposure.source_tenants, s.exposure.source_tenants_low)),
     card('exposure_recipient_tenants', 'tenants that received it', x(s.exposure.recipient_tenants)),
     // Verbatim text whose source provenance does not name (several tenants' prompts hold it, or only unlogged-prompt answers): possible exposure of those tenants, counted for none.
-    ...((s.exposure.source_not_named ?? 0) > 0 ? [card('exposure_source_not_named', 'of those responses, verbatim text whose source is ambiguous or unknown: a possible exposure, no tenant counted as its source (crosstalk provenance lists them)', c(s.exposure.source_not_named ?? null))] : []),
+    ...((s.exposure.source_not_named ?? 0) - (s.exposure.marker_source_not_named ?? 0) > 0 ? [card('exposure_source_not_named', 'of those responses, verbatim text whose source is ambiguous or unknown: a possible exposure, no tenant counted as its source (crosstalk provenance lists them)', c((s.exposure.source_not_named ?? 0) - (s.exposure.marker_source_not_named ?? 0)))] : []),
+    ...((s.exposure.session_not_named ?? 0) > 0 ? [card('exposure_session_not_named', 'of those responses, a canary marker cut short whose source session (or tenant) could not be named: a prefix of several sessions\' markers (crosstalk sightings lists the possible sources)', m(s.exposure.session_not_named ?? null))] : []),
     card('contaminated_responses', "responses with another session's canary marker", m(s.contaminated_responses)),
     card('cross_tenant_responses', 'of them cross-tenant', m(s.cross_tenant_responses)),
     card('cross_session_responses', 'of them cross-session (same tenant)', m(s.cross_session_responses)),
     card('provenance_only_responses', noRegistry ? 'verbatim text (marker not known: no registry)' : 'verbatim text only, no marker', noRegistry ? pc(s.provenance_only_responses) : c(s.provenance_only_responses)),
     // Where the markers' findings are out of date the verbatim-text count stands alone: shown, as its base is current.
     ...(!allKnown && k.provenance && !nothingSearched(d.detection) ? [card('provenance_responses', "responses repeating another session's text verbatim (with or without a marker)", pc(s.provenance_responses))] : []),
-    card('exposed_sessions', 'sessions exposed by marker', m(s.exposed_sessions)),
-    card('exposed_tenants', 'tenants exposed by marker', m(s.exposed_tenants)),
+    card('exposed_sessions', 'sessions exposed by marker', lowOr(m, s.exposed_sessions, s.exposed_sessions_low)),
+    card('exposed_tenants', 'tenants exposed by marker', lowOr(m, s.exposed_tenants, s.exposed_tenants_low)),
     card('recipient_tenants', 'tenants that received a marker', m(s.recipient_tenants)),
     card('at_risk_responses', s.pool_tokens === null ? 'at-risk responses (no pool size given)' : `at-risk responses (pool ${num(s.pool_tokens)} tokens)`, num(s.at_risk_responses)),
     // Shown where a window was given (--advertised-tokens or the scan's): the responses at or over it.
