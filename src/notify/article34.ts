@@ -40,6 +40,8 @@ export const article34Schema = z.object({
   what_happened: z.array(z.string()),
   when: z.string().nullable(),
   what_data: z.array(z.string()),
+  /** the search covered the case and found no response carrying another session's data (what_data and consequences then say so; no apology) */
+  nothing_found: z.boolean().optional(),
   /** said where personal details are listed: they were found in some of the affected conversations, not in each */
   what_data_note: z.string().nullable(),
   consequences: z.array(z.string()),
@@ -176,6 +178,16 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     consequences.push(L.stated('consequences', A.servedOnlyConsequence, ['scan.exposure']))
   }
 
+  // No heading left empty: where nothing was found it says so (as found); where what was involved is not established, it is open.
+  if (whatData.length === 0) {
+    if (nothingFound) whatData.push(L.stated('what_data', A.nothingInvolved, ['scan.exposure']))
+    else L.open('what_data', A.whatDataOpen, 'Art. 34(2)', null)
+  }
+  if (consequences.length === 0 && protection.state !== 'contradicted') {
+    if (nothingFound) consequences.push(L.stated('consequences', A.nothingConsequence, ['scan.exposure']))
+    else L.open('consequences', A.consequencesOpen, 'Art. 34(2)', null)
+  }
+
   // What we did: only as recorded. In a letter prepared for a controller the measures recorded are its
   // processor's: attributed to it, never the controller's "we", and the controller's own are left open.
   const processor = inc?.processor_name ?? null
@@ -222,6 +234,7 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
     what_happened: [...L.texts('what_happened'), ...L.texts('cause')],
     when,
     what_data: whatData,
+    nothing_found: nothingFound,
     what_data_note: whatDataNote,
     consequences,
     what_we_did: [...L.texts('measures_taken'), ...L.texts('measures_proposed'), ...L.texts('notifications')],

@@ -594,6 +594,12 @@ export const EN = {
     /** A final letter's open item, in plain words (Art. 34(2)): what we do not know yet, and that we will say it. */
     notYetKnown: (item: string) => `Not yet known: ${item}. We will tell you as soon as we know.`,
     nothingFound: "We searched the logs of the AI service and found no answer that showed text from another person's conversation.",
+    /** Where the search found nothing: what was involved and what it could mean, said of what was found (never an empty heading). */
+    nothingInvolved: "None that we found: no answer we examined showed your conversation to anyone else.",
+    nothingConsequence: 'We found no sign that your information reached anyone else. If we learn more, we will tell you.',
+    /** Where what was involved is not established yet (detection incomplete, or what it could not examine): open, never an empty heading. */
+    whatDataOpen: 'what information was involved: not established yet (see "What happened")',
+    consequencesOpen: 'what this could mean for the people written to: it follows from what information was involved, not established yet',
     /** The contact line: a DPO only where a DPO name is recorded; contact details alone are a contact point. */
     dpoLine: (name: string, contact: string | null) => `Our data protection officer: ${contact ? `${name}, ${contact}` : name}.`,
     contactPointLine: (contact: string) => `You can contact us at: ${contact}.`,

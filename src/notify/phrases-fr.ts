@@ -462,6 +462,10 @@ export const FR: Phrases = {
     dpoLine: (name, contact) => `Notre délégué à la protection des données : ${contact ? `${name}, ${contact}` : name}.`,
     contactPointLine: (contact) => `Vous pouvez nous contacter à l'adresse suivante : ${contact}.`,
     nothingFound: "Nous avons analysé les journaux du service d'IA et n'avons trouvé aucune réponse montrant le texte de la conversation d'une autre personne.",
+    nothingInvolved: "Aucune que nous ayons trouvée : aucune réponse examinée n'a montré votre conversation à quelqu'un d'autre.",
+    nothingConsequence: "Nous n'avons trouvé aucun signe que vos informations aient atteint quelqu'un d'autre. Si nous en apprenons davantage, nous vous le dirons.",
+    whatDataOpen: "les informations concernées : pas encore établies (voir « Ce qui s'est passé »)",
+    consequencesOpen: "ce que cela peut signifier pour les personnes destinataires : cela dépend des informations concernées, pas encore établies",
     title: 'Informations importantes sur vos données personnelles',
     whatHappened: (_e, low) =>
       `Certaines réponses données par un service d'intelligence artificielle à d'autres utilisateurs contenaient du texte issu des conversations d'autres personnes. Une partie de votre conversation (ce que vous avez écrit, ou les réponses que vous avez reçues) a pu être montrée à quelqu'un d'autre (au moins ${low} ${un(low) ? 'conversation est concernée' : 'conversations sont concernées'} : celles que montrent les journaux ; il peut y en avoir d'autres).`,

@@ -292,7 +292,7 @@ export function renderArticle34Markdown(d: Article34Result): string {
     notes: sender ? d.notes.map(escapeMd) : [], has_notes: sender && d.notes.length > 0,
     open_all: sender ? d.open_items.map((o) => openItemText(o, d.language)) : [], has_open: sender && d.open_items.length > 0, contact_line: contactLine === null ? null : escapeMdLinkingMail(contactLine),
     // An apology says something happened to the reader: only where the letter states a consequence for them (something was found).
-    apologise: d.consequences.length > 0,
+    apologise: d.consequences.length > 0 && d.nothing_found !== true,
   }
   return withFinalisedNote(d, renderTemplate(loadTemplate(templateName('article34', d.language)), view, missingText(d.language, d.final)))
 }

@@ -444,7 +444,7 @@ describe('the processor notices go to exactly the tenants of the exposure', () =
     const md = (await run(['report', 'processor-notice', '--db', db, '--tenant', tenant])).stdout
     const got = notices[i]!.you_received_other_data
     expect(md).toContain(`- Other sessions of yours whose data they carried: ${got.from_other_sessions_of_yours}\n`)
-    expect(md).toMatch(new RegExp(`- Sessions of other customers whose data they carried: ${got.from_sessions_of_other_customers}, at \\d+ other customers?\\n`))
+    expect(md).toMatch(new RegExp(`- Sessions of other customers whose data they carried: ${got.from_sessions_of_other_customers}, across \\d+ other customers?\\n`))
     expect(md).toContain('first and last are responses with that customer\'s marker')
   })
 })

@@ -11,7 +11,13 @@ describe('drafts of a case where the search found nothing', () => {
     expect(en).toContain('found no answer that showed text from another person')
     expect(en).not.toMatch(/sorry/i)
     expect(en).not.toContain('change it now')
+    // No heading left empty in a letter: what was involved and what it could mean are said as found.
+    const section = (md: string, heading: string): string => md.split(`## ${heading}`)[1]!.split('\n## ')[0]!.trim()
+    expect(section(en, 'What information was involved')).toContain('None that we found')
+    expect(section(en, 'What this could mean for you')).toContain('We found no sign that your information reached anyone else')
     const fr = await c.cli('report', 'article34', '--lang', 'fr')
+    expect(section(fr, 'Les informations concernées')).toContain('Aucune que nous ayons trouvée')
+    expect(section(fr, 'Ce que cela peut signifier pour vous')).not.toBe('')
     expect(fr).not.toContain('Nous regrettons')
     expect(fr).not.toContain('changez-le')
     const register = await c.cli('report', 'register')
