@@ -130,7 +130,7 @@ export function computeSeverity(inputs: SeverityInputs & Partial<AdjustmentInput
  *   to weigh the number of individuals; EDPB 9/2022 lists it among the risk factors);
  * - from a case: personal data that reached another organisation is never "document" (in doubt, notify).
  */
-export function suggestOutcome(severity: Severity, inputs: AssessInputs, fromCase: {crossTenant: boolean; crossTenantUnknown?: boolean; individualsAtLeast?: boolean} = {crossTenant: false}): {suggested: Outcome; reasons: string[]} {
+export function suggestOutcome(severity: Severity, inputs: AssessInputs, fromCase: {crossTenant: boolean; crossTenantUnknown?: boolean; individualsAtLeast?: boolean; unknownBecause?: string} = {crossTenant: false}): {suggested: Outcome; reasons: string[]} {
   const reasons = [`ENISA severity ${severity.se} (${severity.band}): ${severity.band_description}`]
   for (const adj of severity.dpc_adjustments) reasons.push(`DPC ${adj.step > 0 ? '+' : ''}${adj.step}: ${adj.factor}`)
   let suggested: Outcome = severity.se >= 3 ? 'notify-subjects' : severity.se >= 2 ? 'notify' : 'document'
@@ -152,7 +152,7 @@ export function suggestOutcome(severity: Severity, inputs: AssessInputs, fromCas
   if (suggested === 'document' && (fromCase.crossTenant || fromCase.crossTenantUnknown)) {
     suggested = 'notify'
     reasons.push(
-      `${fromCase.crossTenant ? 'personal data reached another organisation (cross-tenant)' : 'whether personal data reached another organisation is not established (the source of text some responses repeated is not known)'}: notification can be skipped only if the risk is demonstrably unlikely (Recital 85); in doubt, notify (CNIL: "En cas de doute, notifiez")`,
+      `${fromCase.crossTenant ? 'personal data reached another organisation (cross-tenant)' : `whether personal data reached another organisation is not established (${fromCase.unknownBecause ?? 'the source of text some responses repeated is not known'})`}: notification can be skipped only if the risk is demonstrably unlikely (Recital 85); in doubt, notify (CNIL: "En cas de doute, notifiez")`,
     )
   }
   return {suggested, reasons}
@@ -176,6 +176,8 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
     (facts?.scope?.cross_tenant_responses ?? 0) > 0 || (facts?.scope?.exposure.flows ?? []).some((f) => f.source_tenant !== f.recipient_tenant) || (standing?.cross_tenant_responses ?? 0) > 0 || (standing?.provenance_cross_tenant_responses ?? 0) > 0 || retryCrossTenant(facts)
   // Text whose source is not established may be another organisation's: not "none found".
   const sourceNotNamed = facts?.scope?.exposure.source_not_named ?? 0
+  // Of those, canary markers cut short (prefixes of several tenants' markers): a marker, not text.
+  const markerNotNamed = Math.min(sourceNotNamed, facts?.scope?.exposure.marker_source_not_named ?? 0)
   // Personal data another session sent first, found by value in an answer with no marker or verbatim
   // text: another session's data disclosed all the same (ENISA: loss of confidentiality is access
   // by parties not authorised), so it counts as exposed, said with its basis.
@@ -265,7 +267,7 @@ export function defaultInputs(facts: CaseFacts | null): InputExplained[] {
               crossTenant
                 ? "recipients' responses were corrupted with foreign content and may have been acted on, recoverable: +0.25"
                 : sourceNotNamed > 0
-                  ? `${sourceNotNamed} ${sourceNotNamed === 1 ? 'response repeats' : 'responses repeat'} text whose source is not established, so cross-tenant corruption cannot be ruled out; taken as recipients' responses corrupted with foreign content, recoverable: +0.25`
+                  ? `${notNamedResponses(sourceNotNamed - markerNotNamed, markerNotNamed)}, so cross-tenant corruption cannot be ruled out; taken as recipients' responses corrupted with foreign content, recoverable: +0.25`
                   : 'no cross-tenant corruption of responses found: 0',
             ),
     },
@@ -361,9 +363,13 @@ export function planAssessment(facts: CaseFacts | null, options: AssessOptions):
     retryCrossTenant(facts)
   // A source not established may be another organisation: in doubt, weighed as one, and said so.
   const crossTenantUnknown = !crossTenant && (facts?.scope?.exposure.source_not_named ?? 0) > 0
+  // Why it is not known, as the exposure records it: text several tenants' prompts hold, or a marker cut short of several tenants' markers.
+  const markerUnnamed = facts?.scope?.exposure.marker_source_not_named ?? 0
+  const textUnnamed = (facts?.scope?.exposure.source_not_named ?? 0) - markerUnnamed
+  const unknownBecause = [textUnnamed > 0 ? 'the source of text some responses repeated is not known' : '', markerUnnamed > 0 ? "a canary marker cut short is a prefix of several tenants' markers, so whose it is is not known" : ''].filter((x) => x !== '').join('; ')
   // The default number of individuals is a lower bound where the scope has no high bound: said so wherever it is used.
   const individualsAtLeast = inputs.find((i) => i.name === 'individuals')!.source === 'case default' && facts?.scope?.data_subjects.high === null
-  const {suggested, reasons} = suggestOutcome(severity, all, {crossTenant, crossTenantUnknown, individualsAtLeast})
+  const {suggested, reasons} = suggestOutcome(severity, all, {crossTenant, crossTenantUnknown, individualsAtLeast, ...(unknownBecause ? {unknownBecause} : {})})
   // Over findings out of date the suggestion rests on what still stands: said so, as it may change after a scan.
   if (!facts?.scope && facts?.stale_scope) reasons.push(`the scope is not known until a scan (${staleFindingsReason(staleFindings(facts.detection))}): this suggestion rests on the figures that still stand and may change after crosstalk scan`)
   // Nothing found is no finding over what was not examined (none-found.ts): the suggestion says it rests on what was.
@@ -393,4 +399,13 @@ export function planAssessment(facts: CaseFacts | null, options: AssessOptions):
         : null,
     conflicts,
   }
+}
+
+/** "2 responses repeat text whose source is not established and 1 holds a canary marker cut short whose source tenant is not established". */
+function notNamedResponses(text: number, marker: number): string {
+  const parts = [
+    text > 0 ? `${text} ${text === 1 ? 'response repeats' : 'responses repeat'} text whose source is not established` : '',
+    marker > 0 ? `${marker} ${marker === 1 ? 'response holds' : 'responses hold'} a canary marker cut short whose source tenant is not established (a prefix of several tenants' markers)` : '',
+  ].filter((x) => x !== '')
+  return parts.join(' and ')
 }

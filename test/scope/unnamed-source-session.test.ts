@@ -2,6 +2,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {renderScope, renderTimeline, renderVerdict} from '../../src/cli/render-scope.js'
 import {scanCase} from '../../src/detect/scan-case.js'
 import {buildArticle33} from '../../src/notify/article33.js'
+import {planAssessment} from '../../src/notify/assess.js'
 import {buildFacts, loadFactsInputs} from '../../src/notify/facts.js'
 import {openIncident} from '../../src/notify/incident.js'
 import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
@@ -28,9 +29,9 @@ const NOW = new Date('2026-11-02T12:00:00Z')
 const LEASE = 'Please review the lease agreement for the warehouse on Harbour Street and confirm the renewal terms with Margaret before the Thursday board meeting starts'
 
 /** `twoTenants`: S2 belongs to tB (the cut-short marker names no tenant); `alsoText`: tA/s1's prompt is repeated verbatim to tB too. */
-async function build(options: {twoTenants?: boolean; alsoText?: boolean; role?: 'controller' | 'processor'} = {}): Promise<TestCase> {
+async function build(options: {twoTenants?: boolean; alsoText?: boolean; role?: 'controller' | 'processor'; recipientsOwn?: boolean} = {}): Promise<TestCase> {
   const c = makeCase()
-  await c.addCanaries([[S1, 'tA', 's1'], [S2, options.twoTenants ? 'tB' : 'tA', 's2'], [OWN, 'tC', 's3']])
+  await c.addCanaries([[S1, 'tA', 's1'], [S2, options.recipientsOwn ? 'tC' : options.twoTenants ? 'tB' : 'tA', 's2'], [OWN, 'tC', 's3']])
   await c.addFile([
     {request_id: 'r0', ts_ms: Date.parse('2026-11-01T09:00:00Z'), tenant_id: 'tA', session_id: 's1', request_text: `${S1} ${LEASE}`, response_text: 'Noted, I will help.'},
     {request_id: 'r1', ts_ms: Date.parse('2026-11-01T10:00:00Z'), tenant_id: 'tC', session_id: 's3', request_text: `hello ${OWN}`, response_text: `Sure. ${CUT} was cut`},
@@ -171,5 +172,22 @@ describe("a tenant's view where a cut-short marker's session may be one already 
     expect(view.leaked.own_sessions).toBe(1)
     // tC received data of at least one session (s1; the unnamed one may be s1 too)
     expect(computeTenantView(inputs, {tenant: 'tC'}).received.exposure.other_sessions).toBe(1)
+  })
+})
+
+describe("a cut-short marker that prefixes a marker of the recipient's own tenant and one of another tenant", () => {
+  let c: TestCase
+  beforeAll(async () => (c = await build({recipientsOwn: true})), 60_000)
+  afterAll(() => c?.close())
+
+  it('assess calls it a canary marker cut short whose tenant is not established, never text whose source is not established', () => {
+    const a = planAssessment(buildFacts(loadFactsInputs(c.db), NOW), {overrides: {}, now: NOW})
+    const integrity = a.inputs.find((i) => i.name === 'cb_integrity')!
+    expect(integrity.value).toBe(0.25)
+    expect(integrity.why).toContain('1 response holds a canary marker cut short whose source tenant is not established')
+    expect(integrity.why).not.toContain('repeats text')
+    const all = a.suggestion_reasons.join('\n')
+    expect(all).not.toContain('the source of text some responses repeated')
+    if (all.includes('whether personal data reached another organisation is not established')) expect(all).toContain("a canary marker cut short is a prefix of several tenants' markers")
   })
 })
