@@ -305,7 +305,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
     const crossTenant = exposure.flows.some((f) => (facts.for_tenant === null || f.source_tenant === facts.for_tenant) && f.source_tenant !== f.recipient_tenant)
     // Responses whose source is not named are in no flow: "the same organisation" is said only where every source is named.
     const sourceUnknown = !crossTenant && (exposure.source_not_named ?? 0) > 0
-    consequences.push(L.stated('consequences', crossTenant ? P.consequences.confidentiality : sourceUnknown ? P.consequences.confidentialitySourceUnknown : P.consequences.confidentialitySameCustomer, ['scan.exposure']))
+    const markerUnnamed = Math.min(exposure.source_not_named ?? 0, exposure.marker_source_not_named ?? 0)
+    const why = markerUnnamed === 0 ? 'text' : markerUnnamed === (exposure.source_not_named ?? 0) ? 'marker' : 'both'
+    consequences.push(L.stated('consequences', crossTenant ? P.consequences.confidentiality : sourceUnknown ? P.consequences.confidentialitySourceUnknown(why) : P.consequences.confidentialitySameCustomer, ['scan.exposure']))
     // Phishing with disclosed contact details only where the personal-data search found some (e-mail, phone); else said not established.
     // For one controller, scope.categories are its own data that reached others (facts.ts forController).
     const contact = (scope?.categories ?? []).some((c) => (c.kind === 'email' || c.kind === 'phone') && c.count > 0)

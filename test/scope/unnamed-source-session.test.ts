@@ -190,4 +190,14 @@ describe("a cut-short marker that prefixes a marker of the recipient's own tenan
     expect(all).not.toContain('the source of text some responses repeated')
     if (all.includes('whether personal data reached another organisation is not established')) expect(all).toContain("a canary marker cut short is a prefix of several tenants' markers")
   })
+
+  it("the Article 33 draft's consequences say the marker cut short is why the other organisation is not established, not text (en, fr)", () => {
+    const facts = buildFacts(loadFactsInputs(c.db), NOW)
+    const md = renderArticle33Markdown(buildArticle33(facts, {language: 'en'}))
+    expect(md).toContain("whether to users of other organisations is not established (a canary marker cut short is a prefix of the markers of several customers' sessions")
+    expect(md).not.toContain('the source of the text some responses repeated')
+    const fr = renderArticle33Markdown(buildArticle33(facts, {language: 'fr'}))
+    expect(fr).toContain('un marqueur canari tronqué est le préfixe des marqueurs de sessions de plusieurs clients')
+    expect(fr).not.toContain('la source du texte que certaines réponses reproduisaient')
+  })
 })
