@@ -120,6 +120,15 @@ export function checkNewNotification(incident: IncidentForCheck, existing: reado
       'E_DELAY_REASON',
     )
   }
+  // A processor's notification to the authority for a controller: that controller's own 72 hours (Art. 33(1)) ran from its
+  // awareness, our first notice to it (EDPB Guidelines 9/2022); after them, the reasons for the delay go with it too.
+  const controllerAware = controllerAwareAt(incident, {recipient, recipient_kind: kind, controller}, existing)
+  if (n.phase === 'initial' && controllerAware && isLate(new Date(controllerAware), n.at, DEADLINE_MS) && !n.delayReason?.trim() && !incident.delay_reason?.trim()) {
+    throw new InputError(
+      `notify record: this initial notification to the authority for controller ${quoted(controller!.slice(0, 80))} at ${n.at.toISOString()} is after that controller's 72-hour deadline ${new Date(Date.parse(controllerAware) + DEADLINE_MS).toISOString()} (it became aware with our notice of ${controllerAware}, EDPB Guidelines 9/2022): a late notification must be accompanied by the reasons for the delay (GDPR Art. 33(1)); pass --delay-reason TEXT (or record it with incident set --delay-reason)`,
+      'E_DELAY_REASON',
+    )
+  }
 }
 
 /**

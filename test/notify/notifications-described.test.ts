@@ -38,14 +38,15 @@ beforeAll(async () => {
   ])
   scanCase(c.db, {now: new Date(SCAN_AT)})
   openIncident(c.db, {title: 'Leak', role: 'processor', awareAt: new Date('2026-10-23T08:00:00Z'), now: new Date('2026-10-23T08:10:00Z')})
-  const record = (o: {phase?: 'initial' | 'follow-up'; at: string; reference: string; controllerRecipient?: string; controller?: string; now: string}) => {
+  const record = (o: {phase?: 'initial' | 'follow-up'; at: string; reference: string; controllerRecipient?: string; controller?: string; now: string; delayReason?: string}) => {
     const now = new Date(o.now)
-    recordNotification(c.db, getIncident(c.db)!, {phase: o.phase ?? 'initial', at: new Date(o.at), reference: o.reference, controllerRecipient: o.controllerRecipient, controller: o.controller, now, knownTenant: () => true, scope: notificationScopeNow(c.db, now)})
+    recordNotification(c.db, getIncident(c.db)!, {phase: o.phase ?? 'initial', at: new Date(o.at), reference: o.reference, controllerRecipient: o.controllerRecipient, controller: o.controller, ...(o.delayReason ? {delayReason: o.delayReason} : {}), now, knownTenant: () => true, scope: notificationScopeNow(c.db, now)})
   }
   record({at: '2026-10-23T08:30:00Z', reference: 'ACME-1', controllerRecipient: 'acme', now: '2026-10-24T10:00:00Z'})
   record({at: '2026-10-23T10:00:00Z', reference: 'GLOBEX-1', controllerRecipient: 'globex', now: '2026-10-23T10:30:00Z'})
   record({at: '2026-10-24T09:00:00Z', reference: 'SA-GLOBEX', controller: 'globex', now: '2026-10-24T09:30:00Z'})
-  record({at: '2026-10-27T12:00:00Z', reference: 'SA-ACME', controller: 'acme', now: '2026-10-27T12:30:00Z'})
+  // After acme's own 72 hours (from our notice of 2026-10-23T08:30Z): the reasons for the delay go with it (Art. 33(1)).
+  record({at: '2026-10-27T12:00:00Z', reference: 'SA-ACME', controller: 'acme', now: '2026-10-27T12:30:00Z', delayReason: 'acme asked us to file after its own review'})
 }, 60_000)
 afterAll(() => c?.close())
 
