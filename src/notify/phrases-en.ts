@@ -682,6 +682,14 @@ export const EN = {
     identified: (responses: number, logFiles: number, byReference = 0, canaries = true, notScanned: NotScanned = {records: 0, files: 0}) =>
       `The affected responses were identified from the serving logs (${count(responses, 'response')} in ${count(logFiles, 'log file')}) by ${canaries ? 'canary markers and verbatim text' : 'verbatim text (no canary registry)'}; ${byReference === 0 ? 'the evidence is preserved with SHA-256 hashes.' : `each log file is identified by its SHA-256 hash (${byReference === logFiles ? (logFiles === 1 ? 'it is' : 'all of them are') : `${byReference} of them ${byReference === 1 ? 'is' : 'are'}`} kept by reference: the case holds no copy).`}${notScannedSentence(notScanned)}`,
     assess: 'As controller, assess the risk to your users and decide on notifying your supervisory authority: in principle your 72 hours start when you receive this notice (EDPB Guidelines 9/2022).',
+    /**
+     * A follow-up: the controller became aware with our initial notice (EDPB 9/2022), so its 72 hours
+     * ran from that one, never from this. `initial`: that notice as recorded (null: none recorded).
+     */
+    assessFollowUp: (initial: {at: string; deadline: string} | null) =>
+      initial
+        ? `As controller, assess the risk to your users and decide on notifying your supervisory authority: in principle your 72 hours ran from our initial notice of ${initial.at}, which made you aware of this breach (deadline ${initial.deadline}; Art. 33(1); EDPB Guidelines 9/2022); this follow-up does not start them again.`
+        : 'As controller, assess the risk to your users and decide on notifying your supervisory authority: in principle your 72 hours ran from our first notice of this breach to you, which made you aware of it, not from this follow-up (Art. 33(1); EDPB Guidelines 9/2022).',
     quarantine: "Delete or quarantine the responses your users received that carried another party's data; do not process them further.",
     /**
      * Said instead of an empty personal-data table, where detection covered the case: what was looked

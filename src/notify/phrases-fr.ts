@@ -526,6 +526,10 @@ export const FR: Phrases = {
     identified: (responses, logFiles, byReference = 0, canaries = true, notScanned = {records: 0, files: 0}) =>
       `Les réponses concernées ont été identifiées dans les journaux de service (${compte(responses, 'réponse')} dans ${compte(logFiles, 'fichier')} de journaux) par ${canaries ? 'les marqueurs canaris et le texte reproduit' : 'le texte reproduit (aucun registre de canaris)'} ; ${byReference === 0 ? 'les preuves sont conservées avec leur empreinte SHA-256.' : `chaque fichier de journaux est identifié par son empreinte SHA-256 (${byReference === logFiles ? (un(logFiles) ? 'il est conservé' : 'tous sont conservés') : `${byReference} d'entre eux ${un(byReference) ? 'est conservé' : 'sont conservés'}`} par référence : le dossier n'en contient aucune copie).`}${nonAnalyses(notScanned)}`,
     assess: "En tant que responsable de traitement, évaluez le risque pour vos utilisateurs et décidez de la notification à votre autorité de contrôle : en principe, vos 72 heures courent à réception de cette notification (lignes directrices 9/2022 du CEPD).",
+    assessFollowUp: (initial) =>
+      initial
+        ? `En tant que responsable de traitement, évaluez le risque pour vos utilisateurs et décidez de la notification à votre autorité de contrôle : en principe, vos 72 heures ont couru à compter de notre notification initiale du ${initial.at}, qui vous a informé de cette violation (échéance le ${initial.deadline} ; art. 33.1 ; lignes directrices 9/2022 du CEPD). Ce complément ne les fait pas courir à nouveau.`
+        : "En tant que responsable de traitement, évaluez le risque pour vos utilisateurs et décidez de la notification à votre autorité de contrôle : en principe, vos 72 heures ont couru à compter de notre première notification de cette violation, qui vous en a informé, et non de ce complément (art. 33.1 ; lignes directrices 9/2022 du CEPD).",
     quarantine: "Supprimez ou isolez les réponses reçues par vos utilisateurs qui contenaient des données d'un tiers ; ne les traitez pas davantage.",
     piiNoneFound: (side, responses) =>
       responses === 0

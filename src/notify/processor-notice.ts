@@ -357,7 +357,14 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
   // Deleting what your users received applies where they received something, or where the
   // scan is not complete and nobody can yet say they did not.
   const quarantine = t.received_foreign_responses > 0 || retries.received > 0 ? [L.stated('next', N.quarantine, ['scan.exposure'])] : facts.detection.complete ? [] : [L.stated('next', N.quarantine, ['rule:Art. 5(1)(f)'])]
-  const steps = [L.stated('next', N.assess, ['rule:EDPB 9/2022']), ...quarantine, L.stated('next', N.contactWanted, ['rule:Art. 33(4)'])]
+  // The controller became aware with our initial notice (EDPB 9/2022): a follow-up says its 72 hours ran from
+  // that one (and the deadline it gave), never that they start on receiving this.
+  const assessStep = phase === 'initial'
+    ? L.stated('next', N.assess, ['rule:EDPB 9/2022'])
+    : sent
+      ? L.stated('next', N.assessFollowUp({at: sent.at, deadline: new Date(Date.parse(sent.at) + 72 * 3600_000).toISOString()}), [`notification#${sent.id}`, 'rule:EDPB 9/2022'])
+      : L.stated('next', N.assessFollowUp(null), ['rule:EDPB 9/2022'])
+  const steps = [assessStep, ...quarantine, L.stated('next', N.contactWanted, ['rule:Art. 33(4)'])]
   if (!inc?.dpo_name && !inc?.dpo_contact) L.open('contact', P.open.contact, 'Art. 33(3)(b)', 'crosstalk incident set --dpo-name ... --dpo-contact ...')
   // GDPR Art. 33(4): when the next phase follows, only as recorded; unset, an open item (never a default date).
   // An empty personal-data table says why (none-found.ts): none found only where detection covered

@@ -78,6 +78,17 @@ describe('the processor notice states its phase (Art. 33(4))', () => {
     // regenerating the initial notice as sent is still possible
     const initial = buildProcessorNotice(facts, 'acme', {language: 'en', phase: 'initial'})
     expect(initial.due.sent_text).toBe('This notice was sent on 2026-10-23T11:00:00.000Z.')
+    // The controller became aware with the initial notice (EDPB 9/2022): a follow-up never says its 72 hours start on receiving it.
+    const next = n.statements.filter((s) => s.section === 'next').map((s) => s.text).join('\n')
+    expect(next).not.toContain('start when you receive this notice')
+    expect(next).toContain('your 72 hours ran from our initial notice of 2026-10-23T11:00:00.000Z, which made you aware of this breach (deadline 2026-10-26T11:00:00.000Z;')
+    expect(n.statements.find((s) => s.section === 'next')?.rests_on).toEqual([expect.stringMatching(/^notification#\d+$/), 'rule:EDPB 9/2022'])
+    const frNext = buildProcessorNotice(facts, 'acme', {language: 'fr'}).statements.filter((s) => s.section === 'next').map((s) => s.text).join('\n')
+    expect(frNext).not.toContain('courent à réception de cette notification')
+    expect(frNext).toContain('vos 72 heures ont couru à compter de notre notification initiale du 2026-10-23T11:00:00.000Z')
+    expect(frNext).toContain('échéance le 2026-10-26T11:00:00.000Z')
+    // the initial notice itself still says they start on receiving it
+    expect(initial.statements.find((s) => s.section === 'next')?.text).toContain('your 72 hours start when you receive this notice')
     // another controller, with no notice recorded, still gets an initial one
     expect(buildProcessorNotice(facts, 'globex', {language: 'en'}).phase).toBe('initial')
   })
