@@ -26,7 +26,8 @@ export default class Clock extends BaseCommand {
     const {flags} = await this.parse(Clock)
     // Checked here rather than by oclif's `exclusive`, whose raw "--json=true cannot also be provided"
     // came first and hid what was wrong with the zone itself: the zone is judged first, then the pairing.
-    const tz = checkTimeZone(flags.tz ?? systemTimeZone())
+    // Only a --tz given is judged (exit 2): the system's zone is no flag, and one Intl cannot use is read as UTC.
+    const tz = flags.tz === undefined ? systemTimeZone() : checkTimeZone(flags.tz)
     if (flags.tz !== undefined && this.jsonEnabled()) throw new UsageError('--tz cannot be used with --json: --tz sets the zone of the console\'s local times, and --json is always UTC (drop --tz)')
     // Checked here too, not by oclif's `exclusive`: its raw "--json=true cannot also be provided when using --watch" said neither why nor what to do.
     if (flags.watch && this.jsonEnabled()) throw new UsageError('--watch cannot be used with --json: --watch redraws a countdown on the console every second until interrupted, and --json prints one document once (drop --watch; run clock --json again for a later reading)')

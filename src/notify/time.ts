@@ -36,8 +36,20 @@ export function checkTimeZone(tz: string): string {
   return tz
 }
 
+/**
+ * The system's zone, for local renderings; UTC where it has none Intl can use. `TZ=` (set but
+ * empty, as containers often have it) resolves to ICU's "Etc/Unknown", which is truthy but no
+ * zone: it falls back to UTC as glibc reads it, like any other zone Intl does not know.
+ */
 export function systemTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'
+  const tz = Intl.DateTimeFormat().resolvedOptions().timeZone
+  if (!tz || tz === 'Etc/Unknown') return 'UTC'
+  try {
+    new Intl.DateTimeFormat('en-GB', {timeZone: tz})
+    return tz
+  } catch {
+    return 'UTC'
+  }
 }
 
 /** `2026-10-26 09:00:00 GMT+1` in the given zone (wall clock, with the offset in force then). */
