@@ -35,7 +35,8 @@ pub fn from_iso(value: &str) -> Option<f64> {
     let month = p.digits(2)?;
     p.byte(b'-')?;
     let day = p.digits(2)?;
-    if !(p.byte(b'T').is_some() || p.byte(b' ').is_some()) {
+    // RFC 3339 §5.6: the 'T' may be lower case.
+    if !(p.byte(b'T').is_some() || p.byte(b't').is_some() || p.byte(b' ').is_some()) {
         return None;
     }
     let hour = p.digits(2)?;
@@ -62,9 +63,16 @@ pub fn from_iso(value: &str) -> Option<f64> {
     // `\s*` before the zone: the regular expression's \s is JavaScript's white space.
     let rest = text[p.i..].trim_start_matches(is_js_space).as_bytes();
     let offset_minutes: i64 = match rest {
-        b"Z" | b"z" => 0,
+        // ` UTC` names the zone as plainly as Z (BigQuery's TIMESTAMP text).
+        b"UTC" => 0,
+        [b'Z' | b'z', suffix @ ..] if rfc9557_suffix(suffix) => 0,
         [sign @ (b'+' | b'-'), h1, h2, tail @ ..] if h1.is_ascii_digit() && h2.is_ascii_digit() => {
             let oh = ((h1 - b'0') * 10 + (h2 - b'0')) as i64;
+            // An RFC 9557 [suffix] after the offset annotates the time; the offset fixes the instant.
+            let tail = &tail[..tail.iter().position(|&c| c == b'[').unwrap_or(tail.len())];
+            if !rfc9557_suffix(&rest[3 + tail.len()..]) {
+                return None;
+            }
             let om = match tail {
                 [] => 0,
                 [m1, m2] | [b':', m1, m2] if m1.is_ascii_digit() && m2.is_ascii_digit() => ((m1 - b'0') * 10 + (m2 - b'0')) as i64,
@@ -93,6 +101,24 @@ pub fn from_iso(value: &str) -> Option<f64> {
         ms
     };
     Some((whole + frac_ms) as f64)
+}
+
+/// Zero or more RFC 9557 suffixes, `[Europe/Paris]`, `[!u-ca=iso8601]`: each 1-64 characters of
+/// `A-Za-z0-9_+-./=` after an optional `!` (util/timestamps.ts's ISO reads the same).
+fn rfc9557_suffix(mut b: &[u8]) -> bool {
+    while !b.is_empty() {
+        if b[0] != b'[' {
+            return false;
+        }
+        let Some(end) = b.iter().position(|&c| c == b']') else { return false };
+        let inner = &b[1..end];
+        let inner = inner.strip_prefix(b"!").unwrap_or(inner);
+        if inner.is_empty() || inner.len() > 64 || !inner.iter().all(|c| c.is_ascii_alphanumeric() || b"_+-./=".contains(c)) {
+            return false;
+        }
+        b = &b[end + 1..];
+    }
+    true
 }
 
 struct Parser<'a> {

@@ -4,7 +4,7 @@ import {FieldSpecError, parseMapFlag, type FieldMap} from '../extract/field-path
 import {checkFormatOptions, FormatOptionError, LOG_FORMATS, resolveFormatOptions, type LogFormat} from '../extract/formats/index.js'
 import type {NativeField} from '../extract/parse-record.js'
 import type {ParseSpec} from '../extract/parse-spec.js'
-import {parseAssumeTz, ZoneError} from '../extract/timestamps-zone.js'
+import {isZoneless, parseAssumeTz, ZoneError} from '../extract/timestamps-zone.js'
 import {LOG_FILE_PATTERNS} from '../ingest/expand-paths.js'
 import {ingestLogs, type FormatDecision, type IngestLogsOptions, type IngestLogsResult} from '../ingest/ingest-logs.js'
 import {caseLogEvidence, fileBySha256, type LogEvidence} from '../store/files.js'
@@ -92,7 +92,7 @@ export function parseIngestFlags(flags: IngestFlagValues): ParsedIngestFlags {
     if (flags['custom-id-pattern'] !== undefined) parse.custom_id_pattern = flags['custom-id-pattern']
     if (flags['batch-ts'] !== undefined) {
       const text = flags['batch-ts'].trim()
-      if (!/(Z|z|[+-]\d{2}(:?\d{2})?)$/.test(text)) throw new UsageError(`--batch-ts ${quoted(text)}: has no time zone; add Z or an offset such as +02:00`)
+      if (isZoneless(text)) throw new UsageError(`--batch-ts ${quoted(text)}: has no time zone; add Z or an offset such as +02:00`)
       // The time every line without its own takes: a record's time, so within 2000-2100 like any.
       parseRecordTimestamp(text)
       parse.batch_ts = text

@@ -88,8 +88,11 @@ import {FingerprintBuffer, fingerprintTextFast, SCHEME} from './winnow.js'
  * read (answers and echo facts); an OpenAI Batch error line (and an errored Message Batches
  * result) whose request is not given is a bad line, not a record; an id made only of invisible
  * characters is a bad line.
+ * x13: a record's time in RFC 3339's lower-case form (`2026-10-25t01:30:00z`), with ` UTC` after
+ * it (`2026-10-25 01:30:00.123456 UTC`) or with an RFC 9557 `[zone]` after its offset is read,
+ * where it was a bad line (or, for ` UTC`, taken as zone-less).
  */
-export const EXTRACT_SCHEME = `x12/${SCHEME}`
+export const EXTRACT_SCHEME = `x13/${SCHEME}`
 
 /**
  * The schemes before, whose files a scan extracts again from their evidence (detect/reextract.ts)
@@ -111,9 +114,10 @@ export const EXTRACT_SCHEME = `x12/${SCHEME}`
  * the lines read as records (nodes holding a lone surrogate), and the marker tokens and echo
  * facts (look-alikes folded); x11 from x12 in the marker tokens and echo facts (more invisible
  * characters, wrapped and encoded markers) and the lines read as records (Batch error lines
- * without their request, ids only of invisible characters).
+ * without their request, ids only of invisible characters); x12 from x13 in the lines read as
+ records (times in lower-case RFC 3339, with ` UTC`, or with an RFC 9557 suffix).
  */
-export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`, `x7/${SCHEME}`, `x8/${SCHEME}`, `x9/${SCHEME}`, `x10/${SCHEME}`, `x11/${SCHEME}`]
+export const PRIOR_EXTRACT_SCHEMES: readonly string[] = [`x1/${SCHEME}`, `x2/${SCHEME}`, `x3/${SCHEME}`, `x4/${SCHEME}`, `x5/${SCHEME}`, `x6/${SCHEME}`, `x7/${SCHEME}`, `x8/${SCHEME}`, `x9/${SCHEME}`, `x10/${SCHEME}`, `x11/${SCHEME}`, `x12/${SCHEME}`]
 
 /**
  * The registry's markers outside the CANARY-<hex> convention, matched in each response by

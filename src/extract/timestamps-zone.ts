@@ -16,8 +16,12 @@ export type Disambiguation = 'reject' | 'earlier' | 'later'
 
 export class ZoneError extends Error {}
 
-/** Date and time with a T or a space, optional seconds and fraction, optional zone. */
-const ISO_LIKE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/
+/**
+ * Date and time with a T (or RFC 3339's lower-case t) or a space, optional seconds and fraction,
+ * optional zone: Z, an offset (either with an RFC 9557 [suffix] after it), or ` UTC`
+ * (util/timestamps.ts reads the same shapes).
+ */
+const ISO_LIKE = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*((?:Z|z|[+-]\d{2}(?::?\d{2})?)(?:\[!?[A-Za-z0-9_+\-./=]{1,64}\])*|UTC)?$/
 
 export interface WallTime {
   year: number

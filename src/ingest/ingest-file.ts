@@ -780,6 +780,12 @@ const DUPLICATE_KEY_FIX = 'no --log-format or --map reads a line that gives a ke
  */
 const NOT_UTF8_FIX = 'no --log-format or --map reads bytes that are not UTF-8: where a character was cut short (a logger that cuts its output into byte chunks), ingest a copy with the invalid bytes dropped (iconv -f UTF-8 -t UTF-8 -c FILE > FILE.utf8.jsonl) and keep the original as the evidence; where the file is in another encoding, convert it (iconv -f WINDOWS-1252 -t UTF-8 FILE > FILE.utf8.jsonl, naming its encoding); or, once its texts are judged by other means, crosstalk ingest dismiss PATH --reason "..."'
 
+/**
+ * The fix for a file whose every time is in a shape no reader takes: the shapes read, and the
+ * ways to reach one. Not --log-format: the field was found, and every format reads a time alike.
+ */
+const TS_SHAPE_FIX = 'its times are in a form crosstalk does not read: it reads ISO 8601 / RFC 3339 with Z or an offset (2026-10-25T01:30:00Z, 2026-10-25T02:30:00+01:00, optionally followed by an RFC 9557 [zone]), "2026-10-25 01:30:00 UTC", zone-less date-times with --assume-tz ZONE, and epoch numbers (--map ts=epoch_s:PATH for another unit than milliseconds); if another field holds the time in one of these, --map ts=PATH; otherwise convert the times in a copy and keep the original as the evidence'
+
 /** What refusal() needs of a file's counts (after duplicates are decided). */
 export type RefusalCounts = Pick<FileSummaryCounts, 'records' | 'duplicates' | 'bad_lines' | 'ignored_items' | 'error_records' | 'no_response' | 'no_response_text' | 'notes'> & Partial<Pick<FileSummaryCounts, 'unread_items'>>
 
@@ -819,7 +825,9 @@ export function refusalOf(format: LogFormat, c: RefusalCounts, firstBad: Streame
     // Its first line is not UTF-8 text: an encoding fault, which no --log-format or --map reads past.
     const notUtf8 = firstBad !== null && /^invalid UTF-8 at byte \d+$/.test(firstBad.reason)
     if (notUtf8 && c.bad_lines === 1) return {reason: `its one line (line ${firstBad.line}) is not UTF-8 text: ${firstBad.reason} of the line, so it could not be read as ${format}`, fix: NOT_UTF8_FIX}
-    const fix = damaged ? DAMAGED_FIX : oversize ? OVERSIZE_FIX : twice ? DUPLICATE_KEY_FIX : notUtf8 ? `${NOT_UTF8_FIX}; where the lines after it are UTF-8 and still not read, ${formatFix}` : wrapped ? jsonLinesFix(typeof wrappedJson === 'string' ? wrappedJson : firstBad?.reason === 'not a JSON object (got an array)' ? 'array' : null) : unitFix !== undefined ? `${unitFix} (the unit the file's times are in)` : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : fieldFix ?? formatFix
+    // The time field was found and its value is in no shape crosstalk reads: another --log-format reads the same value the same way.
+    const tsShape = firstBad !== null && /^field ts: unrecognised timestamp\b/.test(firstBad.reason)
+    const fix = tsShape ? TS_SHAPE_FIX : damaged ? DAMAGED_FIX : oversize ? OVERSIZE_FIX : twice ? DUPLICATE_KEY_FIX : notUtf8 ? `${NOT_UTF8_FIX}; where the lines after it are UTF-8 and still not read, ${formatFix}` : wrapped ? jsonLinesFix(typeof wrappedJson === 'string' ? wrappedJson : firstBad?.reason === 'not a JSON object (got an array)' ? 'array' : null) : unitFix !== undefined ? `${unitFix} (the unit the file's times are in)` : noInput ? "ingest each batch's output file with its own input file (both paths, or their folder; one ingest per batch)" : fieldFix ?? formatFix
     const json = wrapped ? `: the file is JSON, ${NOT_JSON_LINES}` : ''
     return {reason: `${c.bad_lines === 1 ? 'its one line or item' : `none of its ${c.bad_lines} lines or items`} could ${c.bad_lines === 1 ? 'not ' : ''}be read as ${format}${first}${json}`, fix}
   }

@@ -1,6 +1,10 @@
 import {InputError, UsageError} from '../errors.js'
 import {parseTimestamp, TimestampError} from '../util/timestamps.js'
 import {quoted} from '../util/sanitize.js'
+import {isZoneless} from '../extract/timestamps-zone.js'
+
+/** The forms of a time with its zone that every --*-at flag reads (util/timestamps.ts). */
+export const READ_FORMS = 'give ISO 8601 / RFC 3339 with Z or an offset (2026-11-03T09:00:00Z, 2026-11-03T10:00:00+01:00, optionally followed by an RFC 9557 [zone]) or 2026-11-03 09:00:00 UTC'
 
 /**
  * A moment the user types (awareness, notification time). Unlike log timestamps, a
@@ -15,14 +19,16 @@ export function parseInstant(value: string, what: string, given: 'flag' | 'data'
   if (!/^[+-]?\d{4,6}-\d{2}-\d{2}/.test(text)) {
     throw new Refusal(`${what}: ${quoted(value)} is not a timestamp; give a date and time with its zone (ISO 8601), e.g. 2026-11-03T09:00:00Z or 2026-11-03T10:00:00+01:00`)
   }
-  if (!/(Z|z|[+-]\d{2}(:?\d{2})?)$/.test(text)) {
+  // Only a date and time that names no zone at all is called zone-less (not one with a zone this does not read).
+  if (isZoneless(text)) {
     throw new Refusal(`${what}: ${quoted(value)} has no time zone; add Z or an offset such as +02:00`)
   }
   try {
     return new Date(parseTimestamp(text).ms)
   } catch (error) {
-    if (error instanceof TimestampError) throw new Refusal(`${what}: ${error.message}`)
-    throw error
+    if (!(error instanceof TimestampError)) throw error
+    if (/^unrecognised timestamp/.test(error.message)) throw new Refusal(`${what}: ${quoted(value)} is not a time in a form crosstalk reads; ${READ_FORMS}`)
+    throw new Refusal(`${what}: ${error.message}`)
   }
 }
 

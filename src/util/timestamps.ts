@@ -10,7 +10,13 @@ export interface Timestamp {
   ms: number
 }
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/
+// RFC 3339 §5.6: 'T' and 'Z' may be lower case ('t', 'z'). `UTC` after a space (BigQuery's
+// TIMESTAMP text, `date -u` exports) names the zone as plainly as Z. An RFC 9557 suffix after an
+// offset (`+01:00[Europe/Paris]`, `Z[u-ca=iso8601]`, `[!Zone]`) annotates the time: the offset
+// alone fixes the instant (RFC 9557 §3.4), so the suffix is checked for shape and set aside.
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(?:(Z|z|[+-]\d{2}(?::?\d{2})?)(?:\[!?[A-Za-z0-9_+\-./=]{1,64}\])*|(UTC))?$/
+/** An RFC 9557 `[...]` suffix with no offset before it: a zone name alone is no instant. */
+export const SUFFIX_WITHOUT_OFFSET = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?\s*\[!?[^\]]{1,64}\]/
 
 // A log of a model API call is written between 2000 and 2100. Outside that window a time is
 // no time at all: an unset clock (0, 1970-01-01), or an epoch number in another unit than the
@@ -142,8 +148,12 @@ export function parseAnyTimestamp(value: unknown): Timestamp {
   const text = value.trim()
   if (/^\d{12,16}(\.\d+)?$/.test(text)) return fromEpochMs(Number(text))
   const m = ISO.exec(text)
-  if (!m) throw new TimestampError(`unrecognised timestamp ${JSON.stringify(value.slice(0, 64))}`)
-  const [, y, mo, d, h, mi, s = '00', frac = '', zone] = m as unknown as string[]
+  if (!m) {
+    if (SUFFIX_WITHOUT_OFFSET.test(text)) throw new TimestampError(`timestamp ${JSON.stringify(value.slice(0, 64))} gives a [zone] with no offset before it: RFC 9557 needs Z or an offset such as +02:00 before the [zone]`)
+    throw new TimestampError(`unrecognised timestamp ${JSON.stringify(value.slice(0, 64))}`)
+  }
+  const [, y, mo, d, h, mi, s = '00', frac = '', offset, utc] = m as unknown as string[]
+  const zone = offset ?? (utc ? 'Z' : undefined)
   const year = Number(y), month = Number(mo), day = Number(d), hour = Number(h), minute = Number(mi), second = Number(s)
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year!, month) || hour > 23 || minute > 59 || second > 60) {
     throw new TimestampError(`impossible date or time ${JSON.stringify(text)}`)

@@ -73,7 +73,7 @@ describe('a case extracted under the scheme before (x2)', () => {
     expect(before.code, before.stdout).toBe(0)
     const v1 = JSON.parse(before.stdout) as Verify
     expect(v1.problems).toEqual([])
-    expect(v1.not_checked.join('\n')).toContain(`1 log file extracted under another scheme than this crosstalk's x12/words-k5-w8-v2 (${X2})`)
+    expect(v1.not_checked.join('\n')).toContain(`1 log file extracted under another scheme than this crosstalk's x13/words-k5-w8-v2 (${X2})`)
     expect(v1.not_checked.join('\n')).toContain('run `crosstalk scan`, which extracts it again from the evidence')
 
     // A draft does not state findings made from the old extracts as if detection were current.
@@ -88,7 +88,7 @@ describe('a case extracted under the scheme before (x2)', () => {
     const sightings = await runJson<Sighting[]>(['sightings', '--db', db])
     expect(sightings.map((s) => [s.request_id, s.class, s.marker])).toEqual([['r-1', 'echo', A], ['r-2', 'own', B]])
     const check = new Database(db, {readonly: true})
-    expect(check.prepare("SELECT DISTINCT extract_scheme FROM files WHERE kind = 'log'").pluck().all()).toEqual(['x12/words-k5-w8-v2'])
+    expect(check.prepare("SELECT DISTINCT extract_scheme FROM files WHERE kind = 'log'").pluck().all()).toEqual(['x13/words-k5-w8-v2'])
     check.close()
 
     // Now every extract and finding is compared, and equal.

@@ -297,7 +297,7 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     .record({
       y: fc.integer({min: 0, max: 9999}), mo: fc.integer({min: 0, max: 13}), d: fc.integer({min: 0, max: 32}), h: fc.integer({min: 0, max: 24}), mi: fc.integer({min: 0, max: 60}), s: fc.option(fc.integer({min: 0, max: 61})),
       frac: fc.option(fc.stringMatching(/^[0-9]{1,11}$/)), sep: fc.constantFrom('T', ' ', 't'), fsep: fc.constantFrom('.', ','), ws: fc.constantFrom('', '', ' ', '\u00a0', '\t'),
-      zone: fc.constantFrom('Z', 'z', '+00:00', '-05:30', '+0530', '+05', '+24:00', '-00:60', '+5', '', 'UTC'), pad: fc.constantFrom('', ' ', '\ufeff'),
+      zone: fc.constantFrom('Z', 'z', '+00:00', '-05:30', '+0530', '+05', '+24:00', '-00:60', '+5', '', 'UTC', 'utc', '+01:00[Europe/Paris]', 'Z[!u-ca=iso8601][Europe/Paris]', 'z[Etc/GMT+1]', '+0100[]', '[Europe/Paris]', '-05:30[!]', 'Z[a]b', 'UTC[Europe/Paris]'), pad: fc.constantFrom('', ' ', '\ufeff'),
     })
     .map((t) => {
       const p = (n: number, w = 2) => String(n).padStart(w, '0')

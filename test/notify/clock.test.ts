@@ -48,6 +48,19 @@ describe('computeClock', () => {
   it('refuses a zone-less awareness time', () => {
     expect(() => parseInstant('2026-10-23T10:00:00', '--aware-at')).toThrow(/no time zone/)
   })
+
+  // RFC 3339's lower-case t and z, ` UTC`, and an RFC 9557 [zone] after an offset each state the zone.
+  it('reads every form of a time that states its zone, and refuses others for their true cause', () => {
+    expect(parseInstant('2026-10-24t07:30:00z', '--aware-at').toISOString()).toBe('2026-10-24T07:30:00.000Z')
+    expect(parseInstant('2026-10-24 07:30:00 UTC', '--aware-at').toISOString()).toBe('2026-10-24T07:30:00.000Z')
+    expect(parseInstant('2026-10-24 07:30:00.5 UTC', '--aware-at').toISOString()).toBe('2026-10-24T07:30:00.500Z')
+    expect(parseInstant('2026-10-24T09:30:00+02:00[Europe/Paris]', '--aware-at').toISOString()).toBe('2026-10-24T07:30:00.000Z')
+    expect(() => parseInstant('2026-10-24t07:30:00', '--aware-at')).toThrow(/has no time zone/)
+    // A zone it does not read is not called missing.
+    expect(() => parseInstant('2026-10-24 07:30:00 CET', '--aware-at')).toThrow(/^--aware-at: "2026-10-24 07:30:00 CET" is not a time in a form crosstalk reads; give ISO 8601/)
+    expect(() => parseInstant('2026-10-24T07:30:00[Europe/Paris]', '--aware-at')).toThrow(/^--aware-at: timestamp .* gives a \[zone\] with no offset before it/)
+    for (const bad of ['2026-10-24 07:30:00 CET', '2026-10-24T07:30:00[Europe/Paris]']) expect(() => parseInstant(bad, '--aware-at')).not.toThrow(/no time zone/)
+  })
 })
 
 describe('a processor\'s late flag says unknown where it cannot be known', () => {
