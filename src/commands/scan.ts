@@ -1,4 +1,5 @@
 import {giveOtherTenantLabels} from '../scope/tenant-view.js'
+import {datedBeforeIssuedWarning} from '../store/findings.js'
 import {Flags, type Interfaces} from '@oclif/core'
 import {applyLeakGate, leakGateFlags} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
@@ -104,6 +105,8 @@ export default class Scan extends BaseCommand {
       const notRead = notReadSentence(notReadEvidence(db))
       if (notRead !== null) this.log(notRead)
     }
+    const beforeIssued = datedBeforeIssuedWarning(db)
+    if (beforeIssued !== null) this.note(this.paint.yellow(`warning: ${beforeIssued}`))
     applyLeakGate(db, result, flags, (line) => this.note(line.replace(/^Gate:/, this.paint.red('Gate:'))))
     return scanJson(db, result)
   }

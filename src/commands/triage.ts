@@ -1,4 +1,5 @@
 import {Args, Flags} from '@oclif/core'
+import {datedBeforeIssuedWarning} from '../store/findings.js'
 import {decideDuplicatesGate, decideLeakGate, enforceLeakGate, leakGateFlags, mergeVerdicts, finalTriageGate} from '../cli/leak-gate.js'
 import {BaseCommand, caseWriteError, dbFlag, diskFullError} from '../cli/base-command.js'
 import {describeDecision, evidenceFor, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags, WALKED_FILES} from '../cli/ingest-flags.js'
@@ -157,6 +158,8 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     if (!provenanceKnown && this.jsonEnabled()) this.note(this.paint.yellow(`warning: ${PROVENANCE_STALE_SCOPE_NOTE.replace('below are not known', 'are null (not known)')}`))
     for (const w of ingest.warnings) this.note(this.paint.yellow(`warning: ${safeLine(w)}`))
     for (const w of lookAlikeWarnings(scopeTenants(scope, registeredTenantIds(db)))) this.note(this.paint.yellow(`warning: ${w}`))
+    const beforeIssued = datedBeforeIssuedWarning(db)
+    if (beforeIssued !== null) this.note(this.paint.yellow(`warning: ${beforeIssued}`))
     if (!this.jsonEnabled()) {
       this.log(`Ingested ${count(ingest.files, 'file')}: ${count(ingest.records, 'new record')}, ${count(ingest.duplicates, 'duplicate')}, ${count(ingest.bad_lines, 'bad line')} quarantined${canaries ? `; ${count(canaries.added, 'canary', 'canaries')} registered (${canaries.already_registered} already)` : ''}.\n`)
       if (result.verdict.confirmed_by_scan) this.log('The scan confirmed the canary verdict printed above.\n')

@@ -1,4 +1,5 @@
 import {statSync} from 'node:fs'
+import {datedAfterIngest, FUTURE_TOLERANCE_MS} from '../store/findings.js'
 import {basename} from 'node:path'
 import {CliError, InputError} from '../errors.js'
 import type {EvidenceCodec} from '../evidence/evidence-store.js'
@@ -361,6 +362,12 @@ async function ingestInto(db: CaseDb, options: IngestLogsOptions, takeStarted: (
   }
   // One sync of the whole load into the database file.
   checkpoint(db)
+  // A record dated after its file was read was served at no time that had happened: kept and searched, its time out of every window (scope-data.ts timeIsFact); said once a file.
+  for (const s of result.per_file) {
+    if (s.status !== 'ingested') continue
+    const future = datedAfterIngest(db, s.sha256)
+    if (future !== null) result.warnings.push(`${s.path}: ${future.records === 1 ? '1 line carries a time' : `${future.records} lines carry times`} more than ${FUTURE_TOLERANCE_MS / 60_000} minutes after this ingest (the latest ${future.latest}): kept and searched, but ${future.records === 1 ? 'its time is' : 'their times are'} left out of every date and window the case states; check the log's clock and time zone`)
+  }
   return result
 }
 

@@ -216,6 +216,9 @@ export function buildArticle33(facts: CaseFacts, options: BuildArticle33Options 
   // A log appended to after ingest: the bytes added were never judged, and may carry another session's data.
   const grown = facts.totals.files_grown ?? []
   if (grown.length > 0) L.open('scope', P.open.grownOriginals(grown), 'Art. 33(3)(a), 33(4)', remediesOf(facts).grown)
+  // Times that are no fact (after the log's ingest, before the marker's issue): counted, kept out of every window, named here.
+  if (scope && (scope.responses_dated_after_ingest ?? 0) > 0) L.open('timeline', P.open.datedAfterIngest(scope.responses_dated_after_ingest!), 'Art. 33(3)(a), 33(4)', null)
+  if (scope && (scope.responses_dated_before_marker_issued ?? 0) > 0) L.open('timeline', P.open.datedBeforeIssued(scope.responses_dated_before_marker_issued!), 'Art. 33(3)(a), 33(4)', null)
   // Quarantined lines no rule could read were never judged: any one may be an answer carrying another session's data.
   if (scope && facts.totals.bad_lines > 0) L.open('scope', P.open.badLines(facts.totals.bad_lines), 'Art. 33(3)(a), 33(4)', remediesOf(facts).bad_lines)
   // A retry's leak is a response served that no figure below counts: every figure stands beside this item.

@@ -115,6 +115,9 @@ export function buildArticle34(facts: CaseFacts, options: BuildArticle34Options 
   // A retry logged under a request id already counted is a duplicate line, in no figure: where one
   // carried another session's marker, "nothing found" is untrue and every sentence counts short of it.
   const retries = facts.retry_leaks ?? []
+  // Times that are no fact (after the log's ingest, before the marker's issue): kept out of the dates this letter gives, named.
+  if ((facts.scope?.responses_dated_after_ingest ?? 0) > 0) L.open('what_happened', P.open.datedAfterIngest(facts.scope!.responses_dated_after_ingest!), 'Art. 34(2)', null)
+  if ((facts.scope?.responses_dated_before_marker_issued ?? 0) > 0) L.open('what_happened', P.open.datedBeforeIssued(facts.scope!.responses_dated_before_marker_issued!), 'Art. 34(2)', null)
   if (retries.length > 0) L.open('what_happened', P.open.duplicateLeaks(retries.map((r) => r.line)), 'Art. 34(2)', DUPLICATE_LEAKS_REMEDY)
   // A retry that could not be read again may carry these people's data (whose it carries is not known): an open item, whatever else was found.
   const duplicatesUnexamined = facts.totals.duplicate_lines_not_examined ?? 0

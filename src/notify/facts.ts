@@ -8,7 +8,7 @@ import {listReplayResults, type StoredReplayResult} from '../replay/replay-store
 import {wilsonInterval} from '../replay/wilson.js'
 import {computeScope, minMax, SUBJECTS_LOW, type Exposure, type ScopeFlow, type ScopeResult} from '../scope/compute-scope.js'
 import {exposureRows, exposureTenants, sourceBounds, type ExposureRow} from '../scope/exposure.js'
-import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
+import {factTimes, loadScopeInputs, timeIsFact, type ScopeInputs} from '../scope/scope-data.js'
 import {concernedTenants, retryConcerns, retryLeaks, tenantUnexaminedDuplicates, type RetryLeak} from '../scope/retry-leaks.js'
 import type {LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {computeTenantView, otherTenantLabels, type TenantCounterpart} from '../scope/tenant-view.js'
@@ -74,6 +74,10 @@ export interface ScopeFacts extends ScopeContractKeys {
   // extensions used by the reports
   pool_tokens: number | null
   orphan_sightings: number
+  /** affected responses dated after their log was ingested (compute-scope.ts): their times in no window; absent: facts built by hand, none */
+  responses_dated_after_ingest?: number
+  /** contaminated responses dated before their marker was issued (compute-scope.ts): their times in no window; absent: none */
+  responses_dated_before_marker_issued?: number
   provenance_responses: number
   provenance_only_responses: number
   /**
@@ -985,7 +989,7 @@ export function controllerSubjects(all: Pick<ScopeInputs, 'contamination' | 'pro
   for (const r of exposureRows(all)) {
     if (r.source_tenant === tenant && r.source_session !== null) reached.add(r.source_session)
     if (r.recipient_tenant === tenant) served.add(r.recipient_session)
-    if (r.source_tenant === tenant || r.recipient_tenant === tenant) times.push(r.ts_ms)
+    if ((r.source_tenant === tenant || r.recipient_tenant === tenant) && timeIsFact(r)) times.push(r.ts_ms)
   }
   const window = minMax(times)
   return {
@@ -1069,7 +1073,7 @@ export function scopeFacts(s: ScopeResult, inputs?: Pick<ScopeInputs, 'contamina
   const leaked = s.exposure.responses
   // The conversation text itself is a category only where some response disclosed it.
   if (leaked > 0) categories.push({kind: 'free_text', label: CATEGORY_LABELS.en.free_text!, count: leaked, responses: leaked})
-  const times = inputs ? exposureRows(inputs).map((r) => r.ts_ms) : []
+  const times = inputs ? factTimes(exposureRows(inputs)) : []
   const first = times.length > 0 ? new Date(Math.min(...times)).toISOString() : s.first_seen
   const last = times.length > 0 ? new Date(Math.max(...times)).toISOString() : s.last_seen
   const inert = (f: ScopeFlow): ScopeFlow => ({source_tenant: safeId(f.source_tenant), recipient_tenant: safeId(f.recipient_tenant), responses: f.responses})
@@ -1088,6 +1092,8 @@ export function scopeFacts(s: ScopeResult, inputs?: Pick<ScopeInputs, 'contamina
     exposure: {...s.exposure, flows: s.exposure.flows.map(inert)},
     pool_tokens: s.pool_tokens,
     orphan_sightings: s.orphan_sightings,
+    responses_dated_after_ingest: s.responses_dated_after_ingest,
+    responses_dated_before_marker_issued: s.responses_dated_before_marker_issued,
     provenance_responses: s.provenance_responses,
     provenance_only_responses: s.provenance_only_responses,
     pii_attributed_only_responses: s.pii_attributed_only_responses,

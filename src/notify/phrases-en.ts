@@ -864,6 +864,12 @@ export const EN = {
       `${count(files.length, 'log file')} kept by reference ${files.length === 1 ? 'is' : 'are'} missing or changed since ingest (${files.slice(0, 5).map((f) => f.name).join(', ')}${files.length > 5 ? ` and ${files.length - 5} more` : ''}): put the original back where the case reads it (crosstalk verify checks it), or record where it went (crosstalk relocate)`,
     orphansWithoutRegistry: (n: number) =>
       `${count(n, 'marker-shaped token')} found in answers ${n === 1 ? 'is' : 'are'} attributed to no session because the case holds no canary registry: whether ${n === 1 ? 'it carries' : 'they carry'} another session's data is not known; ingest the canary registry and scan again`,
+    /** affected responses dated after their log was ingested: counted, their times in no date this document gives */
+    datedAfterIngest: (n: number) =>
+      `${count(n, 'affected response')} ${n === 1 ? 'carries' : 'carry'} a time more than 5 minutes after ${n === 1 ? 'its' : 'their'} log file was ingested, which no answer can have been served at: ${n === 1 ? 'it is' : 'they are'} counted, but ${n === 1 ? 'its time is' : 'their times are'} left out of every date and window given here; establish when ${n === 1 ? 'it was' : 'they were'} served (the log's clock or time zone) and correct the window`,
+    /** contaminated responses dated before their marker was issued: counted, their times in no date this document gives */
+    datedBeforeIssued: (n: number) =>
+      `${count(n, 'affected response')} ${n === 1 ? 'is' : 'are'} dated before the canary registry's issued_at of the marker found in ${n === 1 ? 'it' : 'them'}, when no answer could carry that marker: the log's clock, time zone or epoch unit, or the registry, is wrong; ${n === 1 ? 'it is' : 'they are'} counted, but ${n === 1 ? 'its time is' : 'their times are'} left out of every date and window given here; establish which is wrong and correct it (ingest the log again with the right --assume-tz or --map ts=epoch_UNIT:PATH, or the registry)`,
     badLines: (n: number) =>
       `${count(n, 'quarantined log line')} could not be read and ${n === 1 ? 'was' : 'were'} never judged: whether ${n === 1 ? 'it carries' : 'they carry'} another session's data is not known; read ${n === 1 ? 'it' : 'them'} (crosstalk status --bad-lines), ingest ${n === 1 ? 'it' : 'them'} again in a form that can be read and scan, or record why ${n === 1 ? 'it holds' : 'they hold'} no answer`,
     unreadSources: (names: readonly string[]) =>

@@ -328,6 +328,8 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     L.stated('investigation', P.originalsNotIntact(notIntact), ['evidence.files'])
     L.open('investigation', P.open.originalsNotIntact(notIntact), 'Art. 33(2)', ORIGINALS_REMEDY)
   }
+  if ((facts.scope?.responses_dated_after_ingest ?? 0) > 0) L.open('investigation', P.open.datedAfterIngest(facts.scope!.responses_dated_after_ingest!), 'Art. 33(2), 33(4)', null)
+  if ((facts.scope?.responses_dated_before_marker_issued ?? 0) > 0) L.open('investigation', P.open.datedBeforeIssued(facts.scope!.responses_dated_before_marker_issued!), 'Art. 33(2), 33(4)', null)
   if (facts.scope && facts.totals.bad_lines > 0) L.stated('investigation', P.unreadLines(facts.totals.bad_lines), ['evidence.files'])
   const unreadSources = facts.totals.unread_sources ?? []
   if (unreadSources.length > 0) {

@@ -1,7 +1,7 @@
 import {scopeFiguresKnown} from '../scope/unscanned.js'
 import {computeScope} from '../scope/compute-scope.js'
 import {exposureRows} from '../scope/exposure.js'
-import {loadScopeInputs, type ScopeInputs} from '../scope/scope-data.js'
+import {loadScopeInputs, timeIsFact, type ScopeInputs} from '../scope/scope-data.js'
 import type {CaseDb} from '../store/open-case.js'
 
 // Facts a responder records (the breach window, the data subjects per country) that the logs can
@@ -62,6 +62,8 @@ export function exposureWindow(inputs: Pick<ScopeInputs, 'contamination' | 'prov
   let first = Infinity
   let last = -Infinity
   for (const r of exposureRows(inputs)) {
+    // A time after the file's ingest or before the marker was issued is no fact (scope-data.ts timeIsFact).
+    if (!timeIsFact(r)) continue
     if (r.ts_ms < first) first = r.ts_ms
     if (r.ts_ms > last) last = r.ts_ms
   }

@@ -3,7 +3,7 @@ import type {DetectionCoverage} from '../detect/coverage.js'
 import {knownScanSummary} from '../detect/scan-case.js'
 import {computeExposure, exposureRows, type Exposure} from './exposure.js'
 import {retryLeaks, type RetryLeak} from './retry-leaks.js'
-import {byNullableText, byText, hourStart, HOUR_MS, iso, minMax, type AtRiskGroup, type ContaminationRow, type ScopeInputs} from './scope-data.js'
+import {byNullableText, byText, factTimes, hourStart, HOUR_MS, iso, minMax, timeIsFact, type AtRiskGroup, type ContaminationRow, type ScopeInputs} from './scope-data.js'
 
 /** The source of a marker cut short of the markers of several tenants' sessions, in the timeline's sentences. */
 const SOURCE_NOT_NAMED = 'source not named (a marker cut short of several sessions\' markers)'
@@ -60,8 +60,9 @@ export interface TimelinePair {
   responses: number
   by_canary: number
   by_text_only: number
-  first_seen: string
-  last_seen: string
+  /** null: every time of the pair is no fact (dated after its ingest, or before its marker was issued) */
+  first_seen: string | null
+  last_seen: string | null
 }
 
 export interface TimelineHour {
@@ -127,7 +128,7 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
 
   const nodeNames = [...new Set<string | null>([...contamination.map((c) => c.decode_node), ...(atRisk ?? []).map((g) => g.decode_node)])].sort(byNullableText)
   const nodes = nodeNames.map((node): TimelineNode => {
-    const c = minMax(contamination.filter((r) => r.decode_node === node).map((r) => r.ts_ms))
+    const c = minMax(factTimes(contamination.filter((r) => r.decode_node === node)))
     const groups = (atRisk ?? []).filter((g) => g.decode_node === node)
     const first = minMax(groups.map((g) => g.first_ms))
     const last = minMax(groups.map((g) => g.last_ms))
@@ -151,21 +152,25 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
     if (r.by === 'text' && r.source_tenant === '') continue
     const key = JSON.stringify([r.source_tenant, r.recipient_tenant])
     let p = pairMap.get(key)
-    if (!p) pairMap.set(key, (p = {source_tenant: r.source_tenant, recipient_tenant: r.recipient_tenant, ids: new Set(), canary: new Set(), lo: r.ts_ms, hi: r.ts_ms}))
+    if (!p) pairMap.set(key, (p = {source_tenant: r.source_tenant, recipient_tenant: r.recipient_tenant, ids: new Set(), canary: new Set(), lo: Infinity, hi: -Infinity}))
     p.ids.add(r.record_id)
     if (r.by === 'canary') p.canary.add(r.record_id)
-    p.lo = Math.min(p.lo, r.ts_ms)
-    p.hi = Math.max(p.hi, r.ts_ms)
+    // A time after the file's ingest or before the marker was issued is no fact: out of the pair's first and last.
+    if (timeIsFact(r)) {
+      p.lo = Math.min(p.lo, r.ts_ms)
+      p.hi = Math.max(p.hi, r.ts_ms)
+    }
   }
   const pairs = [...pairMap.values()]
     .sort((a, b) => byText(a.source_tenant, b.source_tenant) || byText(a.recipient_tenant, b.recipient_tenant))
     .map((p): TimelinePair => {
       // A marker cut short of the markers of several tenants' sessions names no source tenant: said so, never an empty name.
       const what = `${p.source_tenant === '' ? SOURCE_NOT_NAMED : p.source_tenant} → ${p.recipient_tenant}`
-      events.push({at: iso(p.lo)!, kind: 'pair_first_contamination', source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, description: `first leak ${what}`})
-      events.push({at: iso(p.hi)!, kind: 'pair_last_contamination', source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, description: `last leak ${what}`})
+      const timed = Number.isFinite(p.lo)
+      if (timed) events.push({at: iso(p.lo)!, kind: 'pair_first_contamination', source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, description: `first leak ${what}`})
+      if (timed) events.push({at: iso(p.hi)!, kind: 'pair_last_contamination', source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, description: `last leak ${what}`})
       const textOnly = [...p.ids].filter((id) => !p.canary.has(id)).length
-      return {source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, responses: p.ids.size, by_canary: p.canary.size, by_text_only: textOnly, first_seen: iso(p.lo)!, last_seen: iso(p.hi)!}
+      return {source_tenant: p.source_tenant, recipient_tenant: p.recipient_tenant, responses: p.ids.size, by_canary: p.canary.size, by_text_only: textOnly, first_seen: timed ? iso(p.lo)! : null, last_seen: timed ? iso(p.hi)! : null}
     })
 
   // Responses that carried another session's text with no marker: the canary-less part of the exposure.
@@ -180,7 +185,7 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
       decode_node: p.decode_node,
       source_tenant: p.source_tenant,
       recipient_tenant: p.recipient_tenant,
-      description: `verbatim text of another session (${p.overlap_words} words, no marker) in ${p.request_id}: ${p.source_tenant === null ? (p.source_tenants > 1 ? `source ambiguous (${p.source_tenants} tenants)` : 'source unknown') : p.source_tenant} → ${p.recipient_tenant}`,
+      description: `verbatim text of another session (${p.overlap_words} words, no marker) in ${p.request_id}: ${p.source_tenant === null ? (p.source_tenants > 1 ? `source ambiguous (${p.source_tenants} tenants)` : 'source unknown') : p.source_tenant} → ${p.recipient_tenant}${timeNotFact(p)}`,
     })
 
   for (const c of contamination)
@@ -192,10 +197,10 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
       decode_node: c.decode_node,
       source_tenant: c.source_tenant,
       recipient_tenant: c.recipient_tenant,
-      description: `${c.class} sighting in ${c.request_id}: ${c.source_tenant ?? SOURCE_NOT_NAMED} → ${c.recipient_tenant}`,
+      description: `${c.class} sighting in ${c.request_id}: ${c.source_tenant ?? SOURCE_NOT_NAMED} → ${c.recipient_tenant}${timeNotFact(c)}`,
     })
 
-  const points = [...contamination.map((c) => c.ts_ms), ...provenance.map((p) => p.ts_ms), ...(atRisk ?? []).flatMap((g) => [g.first_ms, g.last_ms])]
+  const points = [...factTimes(contamination), ...factTimes(provenance), ...(atRisk ?? []).flatMap((g) => [g.first_ms, g.last_ms])]
   const range = minMax(points)
   const basis = [contamination.length ? 'contaminating sightings' : null, provenance.length ? 'provenance' : null, atRisk?.length ? 'at-risk responses' : null].filter(Boolean).join(', ')
   const bugWindow = range ? {start: iso(range[0])!, end: iso(range[1])!, basis: `first to last of: ${basis}`} : null
@@ -220,7 +225,14 @@ export function buildTimeline(inputs: ScopeInputs, audit: readonly AuditEntry[],
   return {bug_window: bugWindow, exposure: computeExposure(rows), nodes, pairs, hours: hours(contamination, [...textOnly.values()], atRisk, options.maxHours ?? 24 * 31), events, detection: inputs.detection, at_risk_basis: atRiskBasis, at_risk_unknown_records: inputs.pool === null || inputs.narrowed ? null : inputs.atRiskUndecided, retry_leaks_not_counted: retryLeaks(inputs.duplicates?.leaking), duplicate_lines_not_examined: inputs.duplicates?.unexamined ?? 0}
 }
 
-function hours(contamination: readonly ContaminationRow[], textOnly: ReadonlyArray<{ts_ms: number}>, atRisk: AtRiskGroup[] | null, maxHours: number): TimelineHour[] {
+/** Said of an event whose logged time is no fact (scope-data.ts timeIsFact): it stands in the list as logged, never as when it happened. */
+function timeNotFact(r: {after_ingest?: number; before_issued?: number}): string {
+  if (r.after_ingest) return ' (logged time after its log file was ingested: not when it was served)'
+  if (r.before_issued) return " (logged time before its marker was issued: the log's clock, zone or unit, or the registry, is wrong)"
+  return ''
+}
+
+function hours(contamination: readonly ContaminationRow[], textOnly: ReadonlyArray<{ts_ms: number; after_ingest?: number}>, atRisk: AtRiskGroup[] | null, maxHours: number): TimelineHour[] {
   const map = new Map<number, {ids: Set<number>; sightings: number; text: number; risk: number}>()
   const at = (h: number) => {
     let row = map.get(h)
@@ -228,12 +240,13 @@ function hours(contamination: readonly ContaminationRow[], textOnly: ReadonlyArr
     return row
   }
   for (const c of contamination) {
+    if (!timeIsFact(c)) continue
     const row = at(hourStart(c.ts_ms))
     row.ids.add(c.record_id)
     row.sightings++
   }
   // One entry per response (textOnly holds each record once).
-  for (const p of textOnly) at(hourStart(p.ts_ms)).text++
+  for (const p of textOnly) if (timeIsFact(p)) at(hourStart(p.ts_ms)).text++
   for (const g of atRisk ?? []) at(g.hour).risk += g.n
   const keys = [...map.keys()].sort((a, b) => a - b)
   const first = keys[0]

@@ -1,6 +1,8 @@
 import {
   byNullableText,
   byText,
+  factTimes,
+  timeIsFact,
   DistinctPairs,
   hourStart,
   iso,
@@ -85,6 +87,19 @@ export interface ScopeResult {
   at_risk_responses: number | null
   flows: ScopeFlow[]
   // ---- extensions ----
+  /**
+   * Affected responses (canary or verbatim text) dated more than 5 minutes after their log file was
+   * ingested: no answer can have been served after its log was read, so the time is no fact. They
+   * are counted in every figure; their times are kept out of first_seen, last_seen, the bug window,
+   * by_node and by_hour, and the drafts name them as an open item.
+   */
+  responses_dated_after_ingest: number
+  /**
+   * Contaminated responses dated before the registry's issued_at of the marker sighted in them: the
+   * log's clock, zone or epoch unit, or the registry, is wrong. Counted as found; their times are
+   * kept out of every first, last and window, and the drafts name them as an open item.
+   */
+  responses_dated_before_marker_issued: number
   /**
    * Contaminated responses holding a marker whose source session is not named (cut short of the
    * markers of several sessions): `exposed_sessions` counts named sessions only, so it is then
@@ -237,6 +252,8 @@ export function computeScope(inputs: ScopeInputs): ScopeResult {
     duplicate_leaks_not_counted: (inputs.duplicates?.leaking ?? []).map((d) => ({path: d.path, line: d.line_no, request_id: d.request_id, class: d.class})),
     duplicate_lines_not_examined: inputs.duplicates?.unexamined ?? 0,
     ...piiAttributedOnly(inputs.pii, ids.leaked),
+    responses_dated_after_ingest: new Set([...contamination, ...provenance].filter((r) => r.after_ingest).map((r) => r.record_id)).size,
+    responses_dated_before_marker_issued: new Set(contamination.filter((c) => c.before_issued).map((c) => c.record_id)).size,
   }
 }
 
@@ -257,11 +274,11 @@ export type CanaryFigures = Pick<
 >
 
 /** Pure: the canary figures of the contaminating sightings (cross_session and cross_tenant rows). */
-export type CanaryRow = Pick<ContaminationRow, 'record_id' | 'class' | 'source_session' | 'source_tenant' | 'recipient_tenant' | 'ts_ms'>
+export type CanaryRow = Pick<ContaminationRow, 'record_id' | 'class' | 'source_session' | 'source_tenant' | 'recipient_tenant' | 'ts_ms' | 'after_ingest' | 'before_issued'>
 
 export function canaryFigures(contamination: readonly CanaryRow[]): CanaryFigures {
   const ids = (rows: readonly CanaryRow[]): number => new Set(rows.map((c) => c.record_id)).size
-  const seen = minMax(contamination.map((c) => c.ts_ms))
+  const seen = minMax(factTimes(contamination))
   const notNamed = ids(contamination.filter((c) => c.source_session === null))
   const bounds = notNamed > 0 ? sourceBounds(contamination) : null
   return {
@@ -354,7 +371,7 @@ function byNode(contamination: ContaminationRow[], provenance: ProvenanceRow[], 
     n.contaminated.add(c.record_id)
     if (c.class === 'cross_tenant') n.crossTenant.add(c.record_id)
     else if (c.class === 'cross_session') n.crossSession.add(c.record_id)
-    n.seen = n.seen ? [Math.min(n.seen[0], c.ts_ms), Math.max(n.seen[1], c.ts_ms)] : [c.ts_ms, c.ts_ms]
+    if (timeIsFact(c)) n.seen = n.seen ? [Math.min(n.seen[0], c.ts_ms), Math.max(n.seen[1], c.ts_ms)] : [c.ts_ms, c.ts_ms]
   }
   for (const p of provenance) at(p.decode_node).provenance.add(p.record_id)
   for (const g of atRisk ?? []) {
@@ -386,11 +403,12 @@ function byHour(contamination: ContaminationRow[], provenance: ProvenanceRow[], 
     return row
   }
   for (const c of contamination) {
+    if (!timeIsFact(c)) continue
     const row = at(c.ts_ms)
     row.c.add(c.record_id)
     if (c.class === 'cross_tenant') row.t.add(c.record_id)
   }
-  for (const p of provenance) at(p.ts_ms).p.add(p.record_id)
+  for (const p of provenance) if (timeIsFact(p)) at(p.ts_ms).p.add(p.record_id)
   for (const g of atRisk ?? []) at(g.hour).risk += g.n
   return [...hours.entries()]
     .sort((a, b) => a[0] - b[0])
@@ -558,7 +576,7 @@ function unnamedSentence(text: number, marker: number, extra: number, named: num
 }
 
 function bugWindow(contamination: ContaminationRow[], provenance: ProvenanceRow[], atRisk: AtRiskGroup[] | null): ScopeResult['bug_window'] {
-  const points = [...contamination.map((c) => c.ts_ms), ...provenance.map((p) => p.ts_ms), ...(atRisk ?? []).flatMap((g) => [g.first_ms, g.last_ms])]
+  const points = [...factTimes(contamination), ...factTimes(provenance), ...(atRisk ?? []).flatMap((g) => [g.first_ms, g.last_ms])]
   const range = minMax(points)
   if (range === null) return null
   const basis = [contamination.length > 0 ? 'contaminating sightings' : null, provenance.length > 0 ? 'provenance' : null, atRisk && atRisk.length > 0 ? 'at-risk responses' : null]

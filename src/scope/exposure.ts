@@ -13,6 +13,9 @@ export interface ExposureRow {
   record_id: number
   request_id: string
   ts_ms: number
+  /** as ContaminationRow's: 1 where this time is no fact (scope-data.ts timeIsFact) */
+  after_ingest?: number
+  before_issued?: number
   /** 'canary': a registered marker of the source session was sighted; 'text': verbatim overlap (provenance) */
   by: 'canary' | 'text'
   /** '' where the evidence names no source (provenance: ambiguous or unknown): no tenant is counted as its source. */
@@ -114,6 +117,8 @@ const fromSighting = (c: ContaminationRow): ExposureRow => ({
   record_id: c.record_id,
   request_id: c.request_id,
   ts_ms: c.ts_ms,
+  after_ingest: c.after_ingest ?? 0,
+  before_issued: c.before_issued ?? 0,
   by: 'canary',
   source_tenant: c.source_tenant ?? '',
   source_session: c.source_session,
@@ -125,6 +130,7 @@ const fromText = (p: ProvenanceRow): ExposureRow => ({
   record_id: p.record_id,
   request_id: p.request_id,
   ts_ms: p.ts_ms,
+  after_ingest: p.after_ingest ?? 0,
   by: 'text',
   source_tenant: p.source_tenant ?? '',
   source_session: p.source_session,

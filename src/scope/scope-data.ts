@@ -144,8 +144,8 @@ export function nodeWindows(
     const w = windows.get(node)
     windows.set(node, w ? [Math.min(w[0], lo), Math.max(w[1], hi)] : [lo, hi])
   }
-  for (const c of contamination) widen(c.decode_node, c.ts_ms, c.ts_ms)
-  for (const p of provenance) widen(p.decode_node, p.ts_ms, p.ts_ms)
+  for (const c of contamination) if (timeIsFact(c)) widen(c.decode_node, c.ts_ms, c.ts_ms)
+  for (const p of provenance) if (timeIsFact(p)) widen(p.decode_node, p.ts_ms, p.ts_ms)
   for (const g of atRisk ?? []) widen(g.decode_node, g.first_ms, g.last_ms)
   return windows
 }
@@ -230,6 +230,17 @@ export function byNullableText(a: string | null, b: string | null): number {
   if (b === null) return -1
   return byText(a, b)
 }
+
+/**
+ * Whether a row's time is a fact a window may be drawn from: not dated after its file was ingested
+ * (a time in the future when the log was read) nor before its marker was issued (a wrong log clock,
+ * zone or unit, or a wrong registry). Such rows are counted as found everywhere; only their times
+ * are kept out of every first, last and window, and the drafts name them as open items.
+ */
+export const timeIsFact = (r: {after_ingest?: number; before_issued?: number}): boolean => !r.after_ingest && !r.before_issued
+
+/** The times of the rows that are facts (timeIsFact). */
+export const factTimes = (rows: ReadonlyArray<{ts_ms: number; after_ingest?: number; before_issued?: number}>): number[] => rows.filter(timeIsFact).map((r) => r.ts_ms)
 
 export function minMax(values: readonly number[]): [number, number] | null {
   if (values.length === 0) return null

@@ -2,7 +2,7 @@ import {InputError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
 import {giveTenantLabels, storedTenantLabels, type TenantLabelNumbers} from '../store/tenant-labels.js'
 import {sourceBounds, type SourceOfRow} from './exposure.js'
-import {byText, iso, loadExposureInputs, minMax, sessionKey, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
+import {byText, factTimes, iso, loadExposureInputs, minMax, sessionKey, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
 import {quoted} from '../util/sanitize.js'
 import {tenantRetryLeaks, tenantUnexaminedDuplicates, type TenantRetryLeaks, type TenantUnexaminedDuplicates} from './retry-leaks.js'
 
@@ -242,14 +242,14 @@ function direction(
   const prov = rows.filter((r) => r.kind === 'provenance')
   const ids = (xs: Row[]) => new Set(xs.map((x) => x.record_id))
   const marked = ids(sightings)
-  const seen = minMax(sightings.map((r) => r.ts_ms))
+  const seen = minMax(factTimes(sightings))
   // A source provenance does not name is no counterpart: which customer (if any) it was is not known.
   const others = [...new Set(rows.map(other))].filter((o) => o !== '')
   const counterparts = others
     .map((o) => {
       const s = sightings.filter((r) => other(r) === o)
       const all = rows.filter((r) => other(r) === o)
-      const t = minMax(s.map((r) => r.ts_ms))
+      const t = minMax(factTimes(s))
       return {
         tenant: name(o),
         same_tenant: o === tenant,
@@ -284,7 +284,7 @@ function direction(
 function exposureCount(rows: Row[], tenant: string, other: (r: Row) => string, ownSession: (r: Row) => SourceOfRow, otherSession: (r: Row) => SourceOfRow): TenantExposureCount {
   const all = new Set(rows.map((r) => r.record_id))
   const canary = new Set(rows.filter((r) => r.kind === 'sighting').map((r) => r.record_id))
-  const seen = minMax(rows.map((r) => r.ts_ms))
+  const seen = minMax(factTimes(rows))
   return {
     responses: all.size,
     by_canary: canary.size,

@@ -36,6 +36,7 @@ export function unscannedScope(r: ScopeResult): UnscannedScope {
     at_risk_unknown_records: r.at_risk_unknown_records, unknown_fields: r.unknown_fields, detection: r.detection,
     // Judged from the lines and the registry, not from a scan: as computed.
     duplicate_leaks_not_counted: r.duplicate_leaks_not_counted, duplicate_lines_not_examined: r.duplicate_lines_not_examined,
+    responses_dated_after_ingest: null, responses_dated_before_marker_issued: null,
   }
 }
 

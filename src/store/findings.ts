@@ -81,6 +81,10 @@ export interface ContaminationRow {
   recipient_session: string
   recipient_tenant: string
   ts_ms: number
+  /** 1: the record is dated after its file was ingested (beyond FUTURE_TOLERANCE_MS): its time is no fact, kept out of every window */
+  after_ingest?: number
+  /** 1: the record is dated before its marker's registry issued_at: a wrong log clock, zone or unit, or a wrong registry; its time is kept out of every window */
+  before_issued?: number
   decode_node: string | null
   status: number | null
   prompt_tokens: number | null
@@ -98,12 +102,50 @@ export interface ContaminationRow {
   prompt_in_part?: string | 'unknown'
 }
 
+/** Epoch milliseconds of a stored ISO time, in SQL. */
+const MS_OF = (column: string): string => `CAST(round(unixepoch(${column}, 'subsec') * 1000) AS INTEGER)`
+/**
+ * Clock skew allowed between a log's writer and the machine that ingested it: a record dated more
+ * than this after its file was read (completed_at; started_at while loading) is dated in the future.
+ */
+export const FUTURE_TOLERANCE_MS = 5 * 60_000
+/** 1 where record `r`'s time is after its file was ingested (beyond the tolerance): a time that is no fact. */
+export const AFTER_INGEST = `CASE WHEN r.ts_ms > (SELECT ${MS_OF('coalesce(fl.completed_at, fl.started_at)')} FROM files fl WHERE fl.id = r.file_id) + ${FUTURE_TOLERANCE_MS} THEN 1 ELSE 0 END`
+
+/** A log file's records dated after it was ingested (FUTURE_TOLERANCE_MS allowed): how many and the latest; null where none. */
+export function datedAfterIngest(db: CaseDb, sha256: string): {records: number; latest: string} | null {
+  const file = db.prepare(`SELECT id, ${MS_OF('coalesce(completed_at, started_at)')} AS at FROM files WHERE sha256 = ? AND kind = 'log'`).get(sha256) as {id: number; at: number | null} | undefined
+  if (!file || file.at === null) return null
+  const row = db.prepare('SELECT count(*) AS n, max(ts_ms) AS latest FROM records WHERE file_id = ? AND ts_ms > ?').get(file.id, file.at + FUTURE_TOLERANCE_MS) as {n: number; latest: number | null}
+  return row.n > 0 && row.latest !== null ? {records: row.n, latest: new Date(row.latest).toISOString()} : null
+}
+
+/**
+ * The warning line for contaminating sightings dated before their marker's registry issued_at (no
+ * answer could carry a marker not yet issued: the log's clock, zone or epoch unit, or the registry,
+ * is wrong); null where none.
+ */
+export function datedBeforeIssuedWarning(db: CaseDb): string | null {
+  const row = db
+    .prepare(
+      `SELECT count(DISTINCT s.record_id) AS n, min(r.ts_ms) AS earliest
+         FROM sightings s JOIN records r ON r.id = s.record_id JOIN canaries c ON c.marker_key = s.marker_key
+        WHERE s.class IN ${CONTAMINATING} AND c.issued_at IS NOT NULL AND r.ts_ms < ${MS_OF('c.issued_at')}${completeRecords(db)}`,
+    )
+    .get() as {n: number; earliest: number | null}
+  if (row.n === 0 || row.earliest === null) return null
+  const one = row.n === 1
+  return `${one ? '1 affected response is' : `${row.n} affected responses are`} dated before the canary registry's issued_at of the marker found in ${one ? 'it' : 'them'} (the earliest ${new Date(row.earliest).toISOString()}): the log's clock, time zone or epoch unit, or the registry, is wrong; ${one ? 'it is' : 'they are'} counted, but ${one ? 'its time is' : 'their times are'} left out of every date and window the case states (scope --json responses_dated_before_marker_issued; an open item in the drafts)`
+}
+
 export function contaminationRows(db: CaseDb, pool: TextPool = new Map()): ContaminationRow[] {
   return pooled(
     db.prepare(
       `SELECT s.record_id, r.request_id, s.class, s.marker, s.source_session, s.source_tenant,
               r.session_id AS recipient_session, r.tenant_id AS recipient_tenant, r.ts_ms,
-              r.decode_node, r.status, r.prompt_tokens, f.prompt_words, r.file_id, r.line_no
+              r.decode_node, r.status, r.prompt_tokens, f.prompt_words, r.file_id, r.line_no,
+              ${AFTER_INGEST} AS after_ingest,
+              CASE WHEN r.ts_ms < (SELECT ${MS_OF('c.issued_at')} FROM canaries c WHERE c.marker_key = s.marker_key) THEN 1 ELSE 0 END AS before_issued
          FROM sightings s JOIN records r ON r.id = s.record_id LEFT JOIN fingerprints f ON f.record_id = s.record_id
         WHERE s.class IN ${CONTAMINATING}${completeRecords(db)}
         ORDER BY r.ts_ms, s.record_id, s.id`,
@@ -317,6 +359,8 @@ export interface ProvenanceRow {
   recipient_session: string
   recipient_tenant: string
   ts_ms: number
+  /** as ContaminationRow's */
+  after_ingest?: number
   decode_node: string | null
   status: number | null
   prompt_tokens: number | null
@@ -340,7 +384,7 @@ export function provenanceRows(db: CaseDb, pool: TextPool = new Map()): Provenan
               CASE WHEN v.source_status = 'named' THEN v.source_tenant END AS source_tenant,
               CASE WHEN v.source_status = 'ambiguous' THEN v.source_tenants ELSE 1 END AS source_tenants,
               r.session_id AS recipient_session, r.tenant_id AS recipient_tenant, r.ts_ms,
-              r.decode_node, r.status, r.prompt_tokens, v.overlap_words,
+              r.decode_node, r.status, r.prompt_tokens, v.overlap_words, ${AFTER_INGEST} AS after_ingest,
               CASE WHEN v.source_status = 'ambiguous' THEN coalesce(v.source_candidates, 'null') ELSE '[]' END AS possible_sources
          FROM provenance v CROSS JOIN records r ON r.id = v.record_id
         WHERE 1 = 1${completeRecords(db)}
