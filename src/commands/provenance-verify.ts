@@ -3,7 +3,7 @@ import {createInterface} from 'node:readline'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {InputError, UsageError} from '../errors.js'
-import {GUARANTEE_WORDS, minWordsMessage} from '../extract/winnow.js'
+import {GUARANTEE_WORDS, MAX_MIN_WORDS, minWordsMessage} from '../extract/winnow.js'
 import {safeLine} from '../util/sanitize.js'
 import {parsePrefixRewrites} from '../scale/shard-reader.js'
 import {loadBoilerplate, loadShardSpecs, verifyCandidates, VerifyTask} from '../scale/verify-candidates.js'
@@ -16,7 +16,7 @@ export default class ProvenanceVerify extends BaseCommand {
     in: Flags.string({description: 'tasks, one JSON object per line (default: standard input)', helpValue: 'FILE'}),
     shards: Flags.string({description: "the job's shards table: each shard's URI and parse spec (JSON)", required: true, helpValue: 'FILE'}),
     boilerplate: Flags.string({description: 'boilerplate fingerprints, one signed 64-bit key per line', helpValue: 'FILE'}),
-    'min-words': Flags.integer({description: 'shortest verbatim overlap that counts (at least 12)', default: 12}),
+    'min-words': Flags.integer({description: `shortest verbatim overlap that counts (at least 12, at most ${MAX_MIN_WORDS})`, default: 12, max: MAX_MIN_WORDS}),
     'shard-prefix': Flags.string({description: 'read shards under URI prefix FROM from local path TO (repeatable)', multiple: true, helpValue: 'FROM=TO'}),
   }
 

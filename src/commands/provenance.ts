@@ -7,7 +7,7 @@ import {listProvenance, type ProvenanceResult} from '../detect/list.js'
 import {detectionCoverage, parameterFlags, type ProvenanceParameters} from '../detect/coverage.js'
 import {computeProvenance} from '../detect/provenance.js'
 import {InputError, UsageError} from '../errors.js'
-import {GUARANTEE_WORDS, minWordsMessage} from '../extract/winnow.js'
+import {GUARANTEE_WORDS, MAX_BOILERPLATE_TENANTS, MAX_MIN_WORDS, minWordsMessage} from '../extract/winnow.js'
 import {fileTotals} from '../store/files.js'
 import {withRollback} from '../store/session.js'
 
@@ -33,9 +33,9 @@ export default class Provenance extends BaseCommand {
     ...detectionFlags,
     csv: Flags.boolean({description: 'CSV on stdout (the overlapping text too with --show-text).', exclusive: ['json']}),
     'show-text': Flags.boolean({description: 'Include the overlapping text (personal data: only when needed).'}),
-    'min-words': Flags.integer({description: "Shortest verbatim overlap that counts, at least 12 (default: the last scan's); other than the scan's, a what-if that stores nothing."}),
+    'min-words': Flags.integer({description: `Shortest verbatim overlap that counts, at least 12 and at most ${MAX_MIN_WORDS} (default: the last scan's); other than the scan's, a what-if that stores nothing.`, max: MAX_MIN_WORDS}),
     'boilerplate-tenants': Flags.integer({
-      description: "Text found in this many tenants is boilerplate, never evidence (default: the last scan's); other than the scan's, a what-if that stores nothing.", min: 2,
+      description: "Text found in this many tenants is boilerplate, never evidence (default: the last scan's); other than the scan's, a what-if that stores nothing.", min: 2, max: MAX_BOILERPLATE_TENANTS,
     }),
   }
 

@@ -8,6 +8,7 @@ import {notReadEvidence, notReadSentence} from '../detect/not-read.js'
 import {renderScan} from '../cli/render-detect.js'
 import {knownScanSummary, registryChangedSinceScan, scanCaseUntil, scanJson, ScanStopped, type ScanJson, type ScanOptions, type ScanResult} from '../detect/scan-case.js'
 import {CliError, InputError} from '../errors.js'
+import {MAX_BOILERPLATE_TENANTS, MAX_MIN_WORDS} from '../extract/winnow.js'
 import type {CaseDb} from '../store/open-case.js'
 import {scanOnWorker, scanWorkerScript} from '../detect/scan-thread.js'
 import {answerInterrupts, watchInterrupts} from '../cli/interrupt.js'
@@ -25,10 +26,10 @@ export default class Scan extends BaseCommand {
   static override flags = {
     db: dbFlag,
     ...leakGateFlags,
-    'pool-tokens': Flags.integer({description: 'KV pool size in tokens: status-200 responses with prompt_tokens >= N are flagged at-risk.', min: 1}),
-    'advertised-tokens': Flags.integer({description: 'Advertised context length (needs --pool-tokens).', min: 1, dependsOn: ['pool-tokens']}),
-    'min-words': Flags.integer({description: 'Shortest verbatim overlap (words) that counts as provenance; at least 12, the run the word fingerprints always find.', default: 12}),
-    'boilerplate-tenants': Flags.integer({description: 'Text found in this many tenants is boilerplate, never evidence.', default: 3, min: 2}),
+    'pool-tokens': Flags.integer({description: 'KV pool size in tokens: status-200 responses with prompt_tokens >= N are flagged at-risk.', min: 1, max: Number.MAX_SAFE_INTEGER}),
+    'advertised-tokens': Flags.integer({description: 'Advertised context length (needs --pool-tokens).', min: 1, max: Number.MAX_SAFE_INTEGER, dependsOn: ['pool-tokens']}),
+    'min-words': Flags.integer({description: `Shortest verbatim overlap (words) that counts as provenance; at least 12, the run the word fingerprints always find, and at most ${MAX_MIN_WORDS}.`, default: 12, max: MAX_MIN_WORDS}),
+    'boilerplate-tenants': Flags.integer({description: 'Text found in this many tenants is boilerplate, never evidence.', default: 3, min: 2, max: MAX_BOILERPLATE_TENANTS}),
     'no-provenance': Flags.boolean({description: 'Skip canary-less provenance (markers, PII and at-risk only).'}),
   }
 

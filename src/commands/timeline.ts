@@ -21,7 +21,7 @@ export default class Timeline extends BaseCommand {
 
   static override flags = {
     db: dbFlag,
-    'pool-tokens': Flags.integer({description: 'Prefill KV pool size: adds at-risk responses (status 200, prompt_tokens >= N; default: the size recorded by `scan --pool-tokens`).', min: 1}),
+    'pool-tokens': Flags.integer({description: 'Prefill KV pool size: adds at-risk responses (status 200, prompt_tokens >= N; default: the size recorded by `scan --pool-tokens`).', min: 1, max: Number.MAX_SAFE_INTEGER}),
     ...detectionFlags,
   }
 

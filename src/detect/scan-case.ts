@@ -1,7 +1,7 @@
 import {InputError, IntegrityError, UsageError} from '../errors.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {EXTRACT_SCHEME, UnconventionalSet} from '../extract/extract.js'
-import {GUARANTEE_WORDS, minWordsMessage} from '../extract/winnow.js'
+import {GUARANTEE_WORDS, MAX_BOILERPLATE_TENANTS, MAX_MIN_WORDS, maxMinWordsMessage, minWordsMessage} from '../extract/winnow.js'
 import {
   classifySighting, promptSearch, resolveTokens, SIGHTING_CLASSES, SIGHTING_RULES, sortedFound,
   type MarkerRegistry, type MarkerToken, type RecipientContext, type RegisteredMarker, type SightingClass,
@@ -177,7 +177,12 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
   if (corpusFacts(db)) throw new InputError('this case holds Spark findings with evidence by reference: detection runs in the job (spark/); run it again and bring its findings into a new case', 'E_REFERENCE_CASE')
   const params: ProvenanceOptions = {...DEFAULT_PROVENANCE, ...options.provenance}
   if (params.minWords < GUARANTEE_WORDS) throw new UsageError(minWordsMessage(params.minWords))
+  if (!Number.isSafeInteger(params.minWords) || params.minWords > MAX_MIN_WORDS) throw new UsageError(maxMinWordsMessage(params.minWords))
   if (params.boilerplateTenants < 2) throw new UsageError('--boilerplate-tenants must be at least 2')
+  if (!Number.isSafeInteger(params.boilerplateTenants) || params.boilerplateTenants > MAX_BOILERPLATE_TENANTS) throw new UsageError(`--boilerplate-tenants must be at most ${MAX_BOILERPLATE_TENANTS} (got ${params.boilerplateTenants})`)
+  for (const [flag, v] of [['--pool-tokens', options.poolTokens], ['--advertised-tokens', options.advertisedTokens]] as const) {
+    if (v !== undefined && !Number.isSafeInteger(v)) throw new UsageError(`${flag} must be at most ${Number.MAX_SAFE_INTEGER} (got ${v})`)
+  }
   if (options.poolTokens === undefined && options.advertisedTokens !== undefined) throw new UsageError('--advertised-tokens needs --pool-tokens')
   if (options.poolTokens !== undefined && options.advertisedTokens !== undefined && options.advertisedTokens < options.poolTokens) {
     throw new UsageError('--advertised-tokens must be at least --pool-tokens')

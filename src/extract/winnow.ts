@@ -21,6 +21,22 @@ export function minWordsMessage(given: number): string {
   return `--min-words must be at least ${GUARANTEE_WORDS} (got ${given}): the word fingerprints find every verbatim run of ${GUARANTEE_WORDS} or more words, and a shorter one only by chance`
 }
 
+/**
+ * The largest --min-words taken: a verbatim run of 10,000 words is some forty pages, past any
+ * answer's length, so a larger minimum finds nothing a 10,000 would not. Bounded so that a
+ * mistyped value is a usage error before the scan claims the case (verification sizes a ring
+ * buffer by it: 100000000000 failed with "Invalid typed array length" and left the scan unfinished).
+ */
+export const MAX_MIN_WORDS = 10_000
+
+/** The largest --boilerplate-tenants taken (a value above the case's tenant count sets nothing aside by count; larger ones cannot be stored). */
+export const MAX_BOILERPLATE_TENANTS = 2_147_483_647
+
+/** Why a --min-words above MAX_MIN_WORDS is refused. */
+export function maxMinWordsMessage(given: number): string {
+  return `--min-words must be at most ${MAX_MIN_WORDS} (got ${given}): no answer holds a longer verbatim run`
+}
+
 /** v2: canary markers are words (v1 dropped them). */
 export const SCHEME = `words-k${K}-w${W}-v2`
 

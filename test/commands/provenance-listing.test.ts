@@ -131,3 +131,26 @@ describe('--min-words below what the fingerprints guarantee', () => {
     expect(whatIf.stderr).toMatch(/--min-words must be at least 12 \(got 11\)/)
   })
 })
+
+describe('--min-words and other numeric flags past what can be used', () => {
+  it('is a usage error (exit 2) naming the flag, in scan and in provenance, and the scan stored stays finished', async () => {
+    const db = await leakCase(['tB'])
+    expect((await run(['scan', '--db', db])).code).toBe(0)
+    const scan = await run(['scan', '--db', db, '--min-words', '100000000000'])
+    expect(scan.code).toBe(2)
+    expect(scan.stderr).toMatch(/--min-words.*10000/)
+    expect(scan.stderr).not.toMatch(/typed array/)
+    const whatIf = await run(['provenance', '--db', db, '--min-words', '5000000000'])
+    expect(whatIf.code).toBe(2)
+    expect(whatIf.stderr).toMatch(/--min-words.*10000/)
+    for (const args of [['--boilerplate-tenants', '100000000000000000000000'], ['--pool-tokens', '100000000000000000000000']]) {
+      const r = await run(['scan', '--db', db, ...args])
+      expect(r.code).toBe(2)
+      expect(r.stderr).toContain(args[0])
+    }
+    // Nothing was begun: the earlier scan's findings are listed as they were.
+    const after = await listed(['--db', db])
+    expect(after.code).toBe(0)
+    expect(after.rows.map((r) => r.request_id)).toEqual(['leak0'])
+  })
+})
