@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {examineConflictingDuplicates, type ConflictingDuplicate} from '../detect/conflicting-duplicates.js'
-import {grownMessage, judgeGate, type GateInput, type GateVerdict} from '../detect/gate.js'
+import {grownMessage, judgeGate, textLeakLine, type GateInput, type GateVerdict} from '../detect/gate.js'
+import type {TextLeakCounts} from '../store/findings.js'
 import {GateTripped, InputError} from '../errors.js'
 import type {CaseDb} from '../store/open-case.js'
 import {safeLine, quoted} from '../util/sanitize.js'
@@ -11,7 +12,7 @@ import {safeLine, quoted} from '../util/sanitize.js'
 
 export const leakGateFlags = {
   'fail-on-leak': Flags.boolean({
-    description: 'Exit 3 when any cross_session or cross_tenant sighting exists, or a line repeating an earlier request_id with a different answer carries another session\'s marker; exit 1 when a log file could not be judged (not read whole, answers that decoded to no text, or quarantined lines), when a directory walk reached an entry it could not read (triage), when a log source an earlier ingest into the case could not read is still open (crosstalk status lists them; crosstalk ingest dismiss settles one), when a log file in the case grew since it was ingested (the bytes added were never judged), or when no log record was judged at all.',
+    description: 'Exit 3 when any cross_session or cross_tenant sighting exists, when provenance found a response repeating another session\'s text verbatim (with or without a canary registry; not with --no-provenance), or a line repeating an earlier request_id with a different answer carries another session\'s marker; exit 1 when a log file could not be judged (not read whole, answers that decoded to no text, or quarantined lines), when a directory walk reached an entry it could not read (triage), when a log source an earlier ingest into the case could not read is still open (crosstalk status lists them; crosstalk ingest dismiss settles one), when a log file in the case grew since it was ingested (the bytes added were never judged), or when no log record was judged at all.',
   }),
   'accept-bad-lines': Flags.boolean({
     description: 'Let --fail-on-leak pass over quarantined lines (they are never judged; list them with status --bad-lines).',
@@ -60,6 +61,25 @@ function duplicatesVerdict(db: CaseDb): GateVerdict {
       ? `--fail-on-leak cannot pass: ${d.unexamined.length} line${d.unexamined.length === 1 ? '' : 's'} repeating an earlier request_id with a different answer could not be read again to be judged: ${where(d.unexamined)} (${d.unexamined[0]!.why})`
       : null,
   }
+}
+
+/**
+ * Triage's gate over provenance's findings: its verdict was decided on the canary markers before
+ * provenance ran, so a response found carrying another session's text verbatim trips it now
+ * (exit 3), and the line says so where the verdict above found no marker. `text`: the counts,
+ * null where provenance did not run or is not current. Null without --fail-on-leak.
+ */
+export function decideTextLeakGate(text: TextLeakCounts | null, markers: GateVerdict | null, flags: LeakGateFlags, note: (line: string) => void): GateVerdict | null {
+  if (!flags['fail-on-leak']) return null
+  const line = textLeakLine(text)
+  if (line === null) return {tripped: null, cannotPass: null}
+  if (markers?.tripped) note(`Gate: also: ${safeLine(line)}`)
+  else {
+    note(`Gate: ${safeLine(new GateTripped(`contamination found after the canary verdict above: ${line}`).message)}`)
+    // What the markers' gate could not judge (no registry, files not read) is no longer its error: said beside the 3.
+    if (markers?.cannotPass) note(`Gate: also: ${safeLine(markers.cannotPass)}`)
+  }
+  return {tripped: `contamination found: ${line}`, cannotPass: null}
 }
 
 /**

@@ -1,5 +1,5 @@
 import {giveOtherTenantLabels} from '../scope/tenant-view.js'
-import {datedBeforeIssuedWarning} from '../store/findings.js'
+import {datedBeforeIssuedWarning, textLeakCounts} from '../store/findings.js'
 import {Flags, type Interfaces} from '@oclif/core'
 import {applyLeakGate, leakGateFlags} from '../cli/leak-gate.js'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
@@ -20,7 +20,7 @@ export default class Scan extends BaseCommand {
   static override examples = [
     '<%= config.bin %> scan --db case.db',
     '<%= config.bin %> scan --pool-tokens 131072 --advertised-tokens 200000 --json',
-    '<%= config.bin %> scan --fail-on-leak   # CI gate: exit 3 on any cross-session or cross-tenant sighting',
+    '<%= config.bin %> scan --fail-on-leak   # CI gate: exit 3 on any cross-session or cross-tenant sighting, or another session\'s text repeated verbatim',
   ]
 
   static override flags = {
@@ -108,7 +108,9 @@ export default class Scan extends BaseCommand {
     }
     const beforeIssued = datedBeforeIssuedWarning(db)
     if (beforeIssued !== null) this.note(this.paint.yellow(`warning: ${beforeIssued}`))
-    applyLeakGate(db, result, flags, (line) => this.note(line.replace(/^Gate:/, this.paint.red('Gate:'))))
+    // Provenance's findings, where current, trip the gate as markers do (a response carrying another session's text verbatim).
+    const textLeaks = flags['fail-on-leak'] && result.provenance_matches !== null ? textLeakCounts(db) : null
+    applyLeakGate(db, {...result, text_leaks: textLeaks}, flags, (line) => this.note(line.replace(/^Gate:/, this.paint.red('Gate:'))))
     return scanJson(db, result)
   }
 }

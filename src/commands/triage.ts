@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
-import {datedBeforeIssuedWarning} from '../store/findings.js'
-import {decideDuplicatesGate, decideLeakGate, enforceLeakGate, leakGateFlags, mergeVerdicts, finalTriageGate} from '../cli/leak-gate.js'
+import {decideDuplicatesGate, decideLeakGate, decideTextLeakGate, enforceLeakGate, leakGateFlags, mergeVerdicts, finalTriageGate} from '../cli/leak-gate.js'
+import {datedBeforeIssuedWarning, textLeakCounts} from '../store/findings.js'
 import {BaseCommand, caseWriteError, dbFlag, diskFullError} from '../cli/base-command.js'
 import {describeDecision, evidenceFor, ingestAuditArgs, ingestAuditSummary, logIngestFlags, parseIngestFlags, WALKED_FILES} from '../cli/ingest-flags.js'
 import {signalExitCode, watchInterrupts} from '../cli/interrupt.js'
@@ -38,7 +38,7 @@ export default class Triage extends BaseCommand {
   static override summary = 'First hour of an incident in one command: ingest the registry and the logs, scan, scope.'
   static override description = `Does what \`ingest canaries\`, \`ingest logs\`, \`scan\` and \`scope\` do, in that order and in one process, into the same case database: the registry is read first so that markers outside the CANARY-<hex> convention are matched while the logs are parsed. Into a case with no registry yet, a registry of ordinary size (up to 24 MB, about 250,000 markers, for a plain CSV read by the native addon; up to 8 MB otherwise) is checked in memory, the quick verdict is given against it, and it is stored once that pass is over, before the first log record (a registry file rewritten in between refuses the run). Safe to re-run as more logs arrive: files already in the case are skipped and the scan is incremental.
 
-The canary verdict (contaminated responses by class, the largest flows, first and last seen) is printed first. On a case with no logs yet it comes from a quick pass before ingest (markers only, by the rules ingest and scan apply); once the scan has classified every record it is checked against the case, and a difference fails the run (exit 1). Otherwise it is printed as soon as the scan has classified the markers. Canary-less provenance, personal data and scope follow and never change it; --fail-on-leak decides its exit code there, and the command ends once the case is complete.
+The canary verdict (contaminated responses by class, the largest flows, first and last seen) is printed first. On a case with no logs yet it comes from a quick pass before ingest (markers only, by the rules ingest and scan apply); once the scan has classified every record it is checked against the case, and a difference fails the run (exit 1). Otherwise it is printed as soon as the scan has classified the markers. Canary-less provenance, personal data and scope follow and never change it; --fail-on-leak decides its exit code on it, and then on provenance: a response found repeating another session's text verbatim trips the gate (exit 3) after a verdict that found no marker, and says so. The command ends once the case is complete.
 
 PATHS are read as \`ingest logs\` reads them: a directory is walked for ${WALKED_FILES}. Triage again on the same case as logs grow: a file already in the case adds nothing, and one appended to since is read from where its stored version ends (its new lines only; the file counts once). A walked file that may hold a log and is not read (a broken link, a FIFO or device, a log compressed other than gzip, UTF-16 text, a file that may not be read), whatever its name, is a warning, keeps --fail-on-leak from passing, and makes the command exit 1 once the case is complete (as \`ingest logs\` does; 3 where the gate tripped); a file that is not a log by its name nor its first bytes (a README, .DS_Store, a checksum list) is skipped with a warning line and fails no gate.
 
@@ -48,7 +48,7 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
   static override examples = [
     '<%= config.bin %> triage ./gateway-logs/ --canaries canaries.csv --db case.db',
     '<%= config.bin %> triage logs/ --canaries canaries.csv --pool-tokens 681280 --advertised-tokens 1048576 --json',
-    '<%= config.bin %> triage logs/ --canaries canaries.csv --fail-on-leak   # CI: exit 3 when contamination is found',
+    '<%= config.bin %> triage logs/ --canaries canaries.csv --fail-on-leak   # CI: exit 3 when contamination is found (by marker or by verbatim text)',
   ]
 
   static override strict = false
@@ -181,7 +181,11 @@ Ctrl-C (SIGINT) or SIGTERM before the scan stops triage at the next unit of the 
     // A quick verdict came before ingest: the lines ingest kept as differing duplicates are judged now.
     if (gate && result.verdict.basis === 'quick') gate = mergeVerdicts(gate, decideDuplicatesGate(db, flags, gateNote))
     // A log that grew after it was read (its new lines never judged) fails the gate now, whenever the verdict was decided.
-    const verdict = finalTriageGate(db, gate ?? decideLeakGate(db, scan, flags, gateNote), flags, gateNote)
+    const markersGate = (gate as GateVerdict | null) ?? decideLeakGate(db, scan, flags, gateNote)
+    // The verdict was decided on the markers, before provenance ran: a response provenance found
+    // carrying another session's text verbatim trips the gate now (exit 3), as it does scan's.
+    const textGate = decideTextLeakGate(flags['fail-on-leak'] && provenanceKnown && searched ? textLeakCounts(db) : null, markersGate, flags, gateNote)
+    const verdict = finalTriageGate(db, mergeVerdicts(markersGate, textGate), flags, gateNote)
     enforceLeakGate(verdict)
     // --json: scope as `scope --json` prints it (the markers' counts unknown without a registry).
     // The scan as `scan --json` prints it (scanJson: counts unknown where nothing was searched).

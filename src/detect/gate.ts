@@ -5,6 +5,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {completeLogRecords, logFilesWithBadLines, recordlessLogFiles, unreadableLogFiles, type QuarantinedFile, type RecordlessFileRow, type UnreadableFileRow} from '../store/files.js'
 import {openUnreadSources} from '../store/unread-sources.js'
 import {ingestHolder, RELEASE_COMMAND} from '../ingest/ingest-lock.js'
+import type {TextLeakCounts} from '../store/findings.js'
 
 type IngestHolder = NonNullable<ReturnType<typeof ingestHolder>>
 import {count} from '../util/plural.js'
@@ -91,6 +92,18 @@ export interface GateInput {
   records_judged?: number
   /** log files that gave no record, each with why; read from the case when not given */
   recordless_files?: readonly RecordlessFile[]
+  /**
+   * responses provenance found carrying another session's text verbatim (no marker needed):
+   * they trip the gate as a sighting does. Absent or null: provenance did not run (or is not
+   * current), and the gate judges the markers only.
+   */
+  text_leaks?: TextLeakCounts | null
+}
+
+/** The gate's line for responses carrying another session's text verbatim; null where there are none. */
+export function textLeakLine(t: TextLeakCounts | null | undefined): string | null {
+  if (!t || t.responses === 0) return null
+  return `${count(t.responses, 'response')} ${t.responses === 1 ? 'repeats' : 'repeat'} another session's text verbatim (provenance: ${t.cross_tenant} cross-tenant, ${t.same_tenant} same-tenant, ${t.source_not_named} source not named)`
 }
 
 /** A log file that gave no record, and why (empty, blank lines only). */
@@ -124,9 +137,13 @@ export interface GateVerdict {
 }
 
 export function judgeGate(db: CaseDb, result: GateInput, options: {acceptBadLines: boolean}): GateVerdict {
-  const tripped = result.contaminated_responses > 0
-    ? `contamination found: ${count(result.contaminated_responses, 'response')} (${result.cross_tenant_responses} cross-tenant, ${result.cross_session_responses} cross-session)`
+  const markers = result.contaminated_responses > 0
+    ? `${count(result.contaminated_responses, 'response')} (${result.cross_tenant_responses} cross-tenant, ${result.cross_session_responses} cross-session)`
     : null
+  // A response carrying another session's text verbatim is a leak as a marker sighting is: the
+  // drafts count it in the exposure, so the gate trips on it (and does so without a registry too).
+  const text = textLeakLine(result.text_leaks)
+  const tripped = markers !== null || text !== null ? `contamination found: ${[markers, text].filter((x) => x !== null).join('; and ')}` : null
   const quarantined = options.acceptBadLines ? [] : (result.quarantined_files ?? logFilesWithBadLines(db))
   // No registry: every marker is an orphan, so "nothing found" would be a verdict on nothing.
   const noRegistry = result.canaries === 0 ? 'the case holds no canary registry, so no marker can be attributed to a session (crosstalk ingest canaries FILE, or triage --canaries FILE)' : null

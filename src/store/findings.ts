@@ -309,6 +309,33 @@ export function countProvenance(db: CaseDb): number {
   return db.prepare(`SELECT COUNT(*) FROM provenance p JOIN records r ON r.id = p.record_id WHERE 1 = 1${completeRecords(db)}`).pluck().get() as number
 }
 
+/** Responses provenance found carrying another session's text (exposure by verbatim text), by whose. */
+export interface TextLeakCounts {
+  /** distinct responses with a provenance attribution to another session (named, ambiguous or unknown source) */
+  responses: number
+  /** of them, with a named source of another tenant */
+  cross_tenant: number
+  /** of them, with a named source of another session of the recipient's own tenant */
+  same_tenant: number
+  /** of them, with a source not named (ambiguous or unknown) */
+  source_not_named: number
+}
+
+/** The provenance rows exposure counts (every one but a repeat inside one session), per response. */
+export function textLeakCounts(db: CaseDb): TextLeakCounts {
+  const row = db.prepare(
+    `SELECT COUNT(*) AS responses, coalesce(SUM(x), 0) AS cross_tenant, coalesce(SUM(y), 0) AS same_tenant, coalesce(SUM(z), 0) AS source_not_named FROM (
+       SELECT v.record_id,
+              MAX(v.source_status = 'named' AND v.source_tenant <> r.tenant_id) AS x,
+              MAX(v.source_status = 'named' AND v.source_tenant = r.tenant_id) AS y,
+              MAX(v.source_status <> 'named') AS z
+         FROM provenance v JOIN records r ON r.id = v.record_id
+        WHERE NOT (v.source_status = 'named' AND v.source_tenant = r.tenant_id AND v.source_session = r.session_id)${completeRecords(db)}
+        GROUP BY v.record_id)`,
+  ).get() as TextLeakCounts
+  return row
+}
+
 export interface ProvenanceListRow {
   id: number
   request_id: string

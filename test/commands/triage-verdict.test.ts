@@ -61,17 +61,24 @@ describe('triage, verdict first', () => {
     expect(t.timings_ms.verdict).toBeLessThan(t.timings_ms.canaries + t.timings_ms.ingest)
   }, 120_000)
 
-  it('without a canary registry the verdict is unknown and --fail-on-leak cannot pass (it exited 0 on "nothing found")', async () => {
+  it('without a canary registry the verdict is unknown and --fail-on-leak cannot pass on the markers (it exited 0 on "nothing found"); the leaks provenance finds trip it', async () => {
     const incident = inject('incident')
     const db = join(tempDir(), 'case.db')
     const r = await run(['triage', incident.logs, '--db', db, '--fail-on-leak', '--accept-bad-lines'])
-    expect(r.code).toBe(1)
     expect(r.stdout).toContain('Not known: the case holds no canary registry')
     expect(r.stdout).not.toContain("No response carried another session's canary marker")
     expect(r.stderr).toMatch(/--fail-on-leak cannot pass: the case holds no canary registry/)
+    // The incident's leaks are found by verbatim text too: a leak without a registry is still a leak (3).
+    expect(r.stderr).toMatch(/Gate: contamination found after the canary verdict above: \d+ responses repeat another session's text verbatim/)
+    expect(r.code).toBe(3)
     const scan = await run(['scan', '--db', db, '--fail-on-leak', '--accept-bad-lines'])
-    expect(scan.code).toBe(1)
-  }, 120_000)
+    expect(scan.code).toBe(3)
+    expect(scan.stderr).toMatch(/Gate: also: .*no canary registry/)
+    // Markers only (--no-provenance over a fresh case): nothing can be attributed, so the gate cannot pass (1).
+    const bare = join(tempDir(), 'bare.db')
+    const markersOnly = await run(['triage', incident.logs, '--db', bare, '--fail-on-leak', '--accept-bad-lines', '--no-provenance'])
+    expect(markersOnly.code).toBe(1)
+  }, 180_000)
 
   it('--no-quick-verdict skips the pass: the verdict is the scan\'s', async () => {
     const incident = inject('incident')
