@@ -644,13 +644,13 @@ export function priorSharerLookup(db: CaseDb, source: string): ((responseId: str
 }
 
 /**
- * Records (in complete log files) whose answer holds some words but fewer than `minWords` (the
- * fingerprints' count, words split on white space): the only answers in which a text the
- * verbatim-text search cannot compare may lie unseen (not-comparable.ts). Ids in order.
+ * Records (in complete log files) whose answer holds at least one word (the fingerprints' count,
+ * words split on white space), ids in order: every answer in which a text the verbatim-text search
+ * cannot compare may lie unseen, however many spaced words it holds besides (not-comparable.ts).
  */
-export function shortResponseRecordIds(db: CaseDb, minWords: number): number[] {
+export function responseRecordIds(db: CaseDb): number[] {
   return db
-    .prepare(`SELECT r.id FROM fingerprints p JOIN records r ON r.id = p.record_id WHERE p.response_words BETWEEN 1 AND ?${completeRecords(db)} ORDER BY r.id`)
+    .prepare(`SELECT r.id FROM fingerprints p JOIN records r ON r.id = p.record_id WHERE p.response_words >= 1${completeRecords(db)} ORDER BY r.id`)
     .pluck()
-    .all(Math.max(0, minWords - 1)) as number[]
+    .all() as number[]
 }

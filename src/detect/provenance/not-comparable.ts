@@ -1,13 +1,16 @@
 import {recordTextLoader} from '../../evidence/record-texts.js'
 import type {CaseDb} from '../../store/open-case.js'
-import {shortResponseRecordIds} from '../../store/records.js'
+import {responseRecordIds} from '../../store/records.js'
 
 // The verbatim-text search compares runs of words split on white space (extract/words.ts). Scripts
 // written without spaces between words (Chinese, Japanese, Thai, Lao, Khmer, Myanmar) give a whole
 // sentence, or a whole paragraph, as one "word": an answer repeating another session's prompt in
 // such a script has too few words to be compared, and no "none found" may be said over it. The scan
-// counts these answers so that every document names them as not covered. Only answers with fewer
-// words than the search needs are read again (an answer with enough words was compared).
+// counts these answers so that every document names them as not covered. Every answer with text
+// is read again: one with enough words to be compared may still hold another session's text in
+// such a script after a preface in a spaced script ("Sure, here is ...: 患者..."), the whole
+// paragraph one "word" the search never compares. Reading only the answers short in words
+// left such an answer in no count, under the drafts' all-clear.
 
 /** Letters of the scripts written without spaces between words. */
 const SPACELESS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/gu
@@ -20,9 +23,9 @@ export function holdsSpacelessText(text: string, minWords: number): boolean {
   return false
 }
 
-/** Answers too short in words to be compared whose text is in a script written without spaces. */
+/** Answers holding as many letters of a script written without spaces as the search needs words: their text in it was not compared. */
 export function countNotComparable(db: CaseDb, minWords: number): number {
-  const ids = shortResponseRecordIds(db, minWords)
+  const ids = responseRecordIds(db)
   if (ids.length === 0) return 0
   const texts = recordTextLoader(db)
   let n = 0
