@@ -760,7 +760,7 @@ function wrappedJsonOf(path: string): WrappedJson | null {
 }
 
 /** The fix for spans whose content is in attributes this release does not read: no logs file holds it. */
-const UNREAD_ATTRIBUTES_FIX = 'the content is on the spans, in attributes this release does not read: export the calls with the GenAI conventions\' content (gen_ai.input.messages / gen_ai.output.messages, or their log records) and ingest that, or, once their texts are judged by other means, crosstalk ingest dismiss PATH --reason "..."'
+const UNREAD_ATTRIBUTES_FIX = 'the content is on the spans, in attributes this release does not read (named in the cause): where one holds the answer text, --map response=attributes["KEY"] reads it; else export the calls with the GenAI conventions\' content (gen_ai.input.messages / gen_ai.output.messages, or their log records) and ingest that, or, once their texts are judged by other means, crosstalk ingest dismiss PATH --reason "..."'
 
 /** The fix for a file whose one line is longer than --max-line-bytes. */
 const OVERSIZE_FIX = 'check that the file is the log meant (one line this long is rarely a gateway\'s record: a dump, a blob, a file of another kind?); if it is, ingest it with --max-line-bytes raised past its line\'s length'

@@ -85,6 +85,13 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 //     tool_calls.J.tool_call.*); and input.value / output.value (an OpenAI request /
 //     chat.completion body where the mime type is application/json, else plain text);
 //   older OpenLLMetry's llm.prompts.N.* / llm.completions.N.* (as gen_ai.prompt.N / completion.N).
+//   LangSmith's gen_ai.prompt / gen_ai.completion span attributes (its run's inputs and outputs
+//     as JSON text) and OpenLIT's gen_ai.content.prompt / gen_ai.content.completion (plain
+//     text), gen_ai.content.reasoning and gen_ai.tool.name / .call.id / .args (the answer's
+//     reasoning and tool calls, beside its messages) (fromContentAttributes, fromOpenLitAnswer).
+//   A call span's attributes are read closed-world: one neither read nor known to hold no text
+//     of the answer that holds a string is named as not read (unreadAttributes), so the record
+//     is not read whole; a span event of a name not read likewise.
 //   An answer's text that is a stream's SSE or NDJSON text (a gateway's body copied in), whole or
 //   in an output message's content or text part, is read as the stream, as a native line's body
 //   is; a value that is a JSON string literal is the string it
@@ -113,16 +120,91 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 /** How a span's note says its content may be in log records of a file not given (a gate's advice looks for it). */
 export const OTLP_LOGS_NOT_GIVEN = 'the OTLP logs file not given'
 
-/**
- * Span attributes that hold a call's message content in a shape this release does not read:
- * Logfire's OpenAI and Anthropic instrumentations write the request body as request_data, the
- * answer as response_data, and (its GenAI-conventions mode) the messages as a JSON list of events
- * in `events`.
- */
-const UNREAD_CONTENT_ATTRIBUTES = ['request_data', 'response_data', 'events'] as const
-
-/** How the note of a span whose content is in UNREAD_CONTENT_ATTRIBUTES starts (ingest-file.ts words its refusal's fix by it). */
+/** How the note of a span whose only texts are in attributes this release does not read starts (ingest-file.ts words its refusal's fix by it). */
 export const CONTENT_NOT_READ = 'message content on the span in attributes this release does not read'
+
+/**
+ * A model call's span attributes are read closed-world, as a chat answer is: each attribute is
+ * read as content (CONTENT_READ_KEYS, CONTENT_READ_PATTERN), or is known to hold no text of the
+ * answer (NO_TEXT_KEYS, NO_TEXT_PREFIXES: names, ids, counts, times, request parameters, the
+ * tool definitions the caller sent), or, where it holds a string, is named as not read
+ * (unreadAttributes), so the record is not read whole and no gate passes on it. An allow-list,
+ * not a list of the content attributes: a convention this release does not know (a new
+ * producer's answer attribute, a custom one) is named, never passed over.
+ */
+const CONTENT_READ_KEYS = new Set([
+  'gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions',
+  // LangSmith's (its run's inputs and outputs as JSON text) and OpenLIT's (plain text) prompt and answer.
+  'gen_ai.prompt', 'gen_ai.completion', 'gen_ai.content.prompt', 'gen_ai.content.completion',
+  // OpenLIT: the answer's reasoning_content, and its tool calls' names, ids and arguments.
+  'gen_ai.content.reasoning', 'gen_ai.tool.args', 'gen_ai.tool.name', 'gen_ai.tool.call.id',
+  'ai.prompt', 'ai.prompt.messages', 'ai.response.text', 'ai.response.reasoning', 'ai.response.toolCalls',
+  'input.value', 'output.value', 'input.mime_type', 'output.mime_type',
+])
+const CONTENT_READ_PATTERN = /^(gen_ai\.(prompt|completion)\.\d+\.|llm\.(prompts|completions)\.\d+\.|llm\.(input|output)_messages\.)/
+
+/**
+ * Logfire's content attributes (its OpenAI and Anthropic instrumentations write the request body
+ * as request_data, the answer as response_data, and in its GenAI-conventions mode the messages as
+ * a JSON list of events in `events`): a shape this release does not read, named whenever given,
+ * even where it holds no string.
+ */
+const LOGFIRE_CONTENT_KEYS = new Set(['request_data', 'response_data', 'events'])
+
+/** Span attributes known to hold no text of the call's answer (ids, names, counts, times, flags, request parameters, tool definitions). */
+const NO_TEXT_KEYS = new Set([
+  // GenAI conventions
+  'gen_ai.operation.name', 'gen_ai.system', 'gen_ai.provider.name', 'gen_ai.conversation.id', 'gen_ai.output.type',
+  'gen_ai.response.id', 'gen_ai.response.model', 'gen_ai.response.finish_reasons', 'gen_ai.response.service_tier',
+  'gen_ai.response.system_fingerprint', 'gen_ai.agent.id', 'gen_ai.agent.name', 'gen_ai.agent.description', 'gen_ai.data_source.id',
+  'gen_ai.tool.definitions', 'gen_ai.tool.type', 'gen_ai.tool.description', 'gen_ai.token.type',
+  'gen_ai.openai.response.service_tier', 'gen_ai.openai.response.system_fingerprint',
+  'gen_ai.openai.api_base', 'gen_ai.openai.api_version', 'gen_ai.openai.api_type',
+  // OpenLIT
+  'gen_ai.environment', 'gen_ai.application_name', 'gen_ai.sdk.version', 'gen_ai.system_fingerprint', 'gen_ai.response.finish_reason',
+  // LangSmith: the decorated function's name, signature and docstring (code, not an answer)
+  'gen_ai.serialized.name', 'gen_ai.serialized.signature', 'gen_ai.serialized.doc',
+  // HTTP, the server called, errors, sessions, users
+  'server.address', 'server.port', 'error.type', 'session.id', 'user.id', 'enduser.id', 'deployment.environment', 'deployment.environment.name',
+  // OpenInference
+  'openinference.span.kind', 'llm.model_name', 'llm.provider', 'llm.system', 'llm.invocation_parameters', 'tag.tags',
+  // OpenLLMetry (Traceloop)
+  'llm.request.type', 'llm.response.model', 'llm.is_streaming', 'llm.headers', 'llm.user', 'llm.frequency_penalty',
+  'llm.presence_penalty', 'llm.top_k', 'llm.chat.stop_sequences', 'llm.response.finish_reason', 'llm.response.stop_reason',
+  'traceloop.span.kind', 'traceloop.workflow.name', 'traceloop.entity.name', 'traceloop.entity.path', 'traceloop.entity.version',
+  // the Vercel AI SDK
+  'ai.operationId', 'operation.name', 'resource.name', 'ai.model.id', 'ai.model.provider', 'ai.telemetry.functionId',
+  'ai.prompt.format', 'ai.prompt.tools', 'ai.prompt.toolChoice', 'ai.response.finishReason', 'ai.response.id',
+  'ai.response.model', 'ai.response.timestamp', 'ai.response.msToFirstChunk', 'ai.response.msToFinish',
+  'ai.response.avgCompletionTokensPerSecond', 'ai.response.avgOutputTokensPerSecond', 'ai.schema', 'ai.schema.name',
+  'ai.schema.description', 'ai.settings.output', 'ai.settings.mode',
+  // LangSmith
+  'langsmith.span.id', 'langsmith.trace.id', 'langsmith.span.dotted_order', 'langsmith.span.parent_id', 'langsmith.trace.session_id',
+  'langsmith.trace.session_name', 'langsmith.span.kind', 'langsmith.trace.name', 'langsmith.span.tags', 'langsmith.span.runtime',
+  'langsmith.request.streaming', 'langsmith.request.headers',
+])
+/**
+ * Prefixes of attribute families that hold no text of the answer: the request's parameters (its
+ * model, sampling settings, stop sequences, the functions offered), token counts and costs,
+ * HTTP and URL attributes, the SDK's and the code's own, LangChain's ls_* metadata (its provider,
+ * model and settings), timing.
+ */
+const NO_TEXT_PREFIXES = [
+  'gen_ai.request.', 'gen_ai.usage.', 'gen_ai.openai.request.', 'gen_ai.server.', 'gen_ai.client.',
+  'llm.request.', 'llm.usage.', 'llm.token_count.', 'llm.cost.', 'llm.tools.', 'llm.openai.',
+  'ai.usage.', 'ai.settings.', 'ai.request.headers.',
+  'http.', 'url.', 'network.', 'otel.', 'telemetry.', 'code.', 'thread.', 'service.', 'logfire.',
+  'langsmith.metadata.ls_',
+]
+
+/** A span event on a call span that holds no text of its answer, by its name: an exception's (the error is read from the span's status). */
+const NO_TEXT_EVENTS = new Set(['exception'])
+
+/** An attribute key or event name as a note gives it: as it is where it is plain, else quoted as JSON writes it (a control character made visible); at most 60 characters. */
+function keyName(key: string): string {
+  const cut = key.length > 60 ? `${key.slice(0, 60)}…` : key
+  return /^[\w.:/@-]+$/.test(cut) ? cut : JSON.stringify(cut)
+}
 
 /**
  * The gen_ai.operation.name values of a model call: the conventions' chat, text_completion and
@@ -329,7 +411,7 @@ export function unreadConventionOf(attrs: Obj): string | null {
 }
 
 /** Attribute keys that hold a model's answer text, in any of the conventions above. */
-const ANSWER_KEY = /^(output\.value|llm\.(output_messages|completions?|choices)\..*|ai\.response\.(text|object|toolCalls|reasoning)|traceloop\.entity\.output|gen_ai\.(output\.messages|completion)(\..*)?)$/
+const ANSWER_KEY = /^(output\.value|llm\.(output_messages|completions?|choices)\..*|ai\.response\.(text|object|toolCalls|reasoning)|traceloop\.entity\.output|gen_ai\.(output\.messages|completion|content\.(completion|reasoning))(\..*)?)$/
 
 /** Whether an item carries answer text (not empty, not a placeholder: redaction.ts). */
 function carriesAnswerText(attrs: Obj): boolean {
@@ -347,7 +429,7 @@ const CONTENT_KEYS: ReadonlyArray<readonly [(key: string) => boolean, string]> =
   [(k) => k === 'input.value' || k === 'output.value' || /^llm\.(input_messages|output_messages|prompts?|completions?|messages|choices)(\.|$)/.test(k), 'OpenInference'],
   [(k) => /^ai\.(prompt|response\.(text|object|toolCalls))(\.|$)/.test(k), 'Vercel AI SDK'],
   [(k) => k === 'traceloop.entity.input' || k === 'traceloop.entity.output', 'Traceloop (OpenLLMetry)'],
-  [(k) => /^gen_ai\.(input\.messages|output\.messages|prompt|completion|system_instructions)(\.|$)/.test(k), 'GenAI'],
+  [(k) => /^gen_ai\.(input\.messages|output\.messages|prompt|completion|system_instructions|content\.(prompt|completion|reasoning))(\.|$)/.test(k), 'GenAI'],
 ]
 
 /** The last part of an attribute key that labels a text instead of holding one (a message's role, a part's type). */
@@ -1064,6 +1146,128 @@ function withVercelToolResults(m: unknown): unknown {
 }
 
 /**
+ * A call's prompt or answer given whole in one span attribute: LangSmith's OpenTelemetry export
+ * writes its run's inputs as gen_ai.prompt and outputs as gen_ai.completion (JSON text: the
+ * request's {messages}, the answer's chat.completion body, or whatever the traced function took
+ * and returned); OpenLIT writes gen_ai.content.prompt / gen_ai.content.completion as plain text.
+ * A message list (or {messages}) is read as messages; a chat.completion body as its choices
+ * (closed-world: a member of the body or a choice neither read nor known to hold no text is kept
+ * on its message under its path, so decode.ts names it as not read); any other value as the text
+ * it is, a JSON text with every string in it.
+ */
+function fromContentAttributes(attrs: Obj): Content[] {
+  const out: Content[] = []
+  for (const key of ['gen_ai.prompt', 'gen_ai.content.prompt'] as const) {
+    const raw = attrs[key]
+    if (typeof raw !== 'string' || raw.trim() === '') continue
+    const c = emptyContent()
+    const v = jsonStringLiteral(parseJsonText(raw))
+    const list = Array.isArray(v) ? v : isObj(v) && Array.isArray(v.messages) ? v.messages : null
+    if (list !== null && list.length > 0 && list.every((m) => isObj(m) && typeof m.role === 'string')) c.input = list
+    else if (typeof v === 'string') c.promptText = v === '' ? null : v
+    else c.promptText = raw
+    if (c.input !== null || c.promptText !== null) out.push(c)
+  }
+  for (const key of ['gen_ai.completion', 'gen_ai.content.completion'] as const) {
+    const raw = attrs[key]
+    if (typeof raw !== 'string' || raw.trim() === '') continue
+    const c = emptyContent()
+    const v = jsonStringLiteral(parseJsonText(raw))
+    if (Array.isArray(v) && v.length > 0 && v.every((m) => isObj(m) && (typeof m.role === 'string' || Array.isArray(m.parts)))) c.output = v
+    else if (isObj(v) && Array.isArray(v.choices) && v.choices.length > 0 && v.choices.every(isObj)) c.output = completionBodyMessages(v, key)
+    else if (typeof v === 'string') c.completionText = v === '' ? null : v
+    else c.completionText = raw
+    if (c.output !== null || c.completionText !== null) out.push(c)
+  }
+  return out
+}
+
+/** A chat.completion body's members read or known to hold no text, and a choice's. */
+const COMPLETION_BODY_KNOWN = new Set(['choices', 'id', 'object', 'created', 'model', 'usage', 'system_fingerprint', 'service_tier', 'prompt_filter_results'])
+const COMPLETION_CHOICE_KNOWN = new Set(['message', 'text', 'index', 'finish_reason', 'logprobs', 'content_filter_results'])
+
+/**
+ * The messages of a chat.completion (or completions) body given as an attribute's JSON text, one
+ * a choice; a choice's text beside its message a further text part of it; any other member of the
+ * body or a choice that holds a string kept on the first message under its path (`KEY.x`,
+ * `KEY.choices[0].x`), which decode.ts names as not read.
+ */
+function completionBodyMessages(body: Obj, key: string): Obj[] {
+  const messages = (body.choices as Obj[]).map((c, i) => {
+    const m: Obj = isObj(c.message) ? {role: 'assistant', ...c.message} : {role: 'assistant', content: typeof c.text === 'string' ? c.text : null}
+    if (isObj(c.message) && typeof c.text === 'string' && c.text !== '') m[`${key}.choices[${i}].text`] = c.text
+    if (c.finish_reason !== undefined) m.finish_reason = c.finish_reason
+    for (const [k, x] of Object.entries(c)) if (!COMPLETION_CHOICE_KNOWN.has(k) && textLeaves(x).length > 0) m[`${key}.choices[${i}].${k}`] = x
+    return m
+  })
+  for (const [k, x] of Object.entries(body)) if (!COMPLETION_BODY_KNOWN.has(k) && textLeaves(x).length > 0) messages[0]![`${key}.${k}`] = x
+  return messages
+}
+
+/**
+ * What OpenLIT keeps of an answer in span attributes beside its messages: the answer's
+ * reasoning_content as gen_ai.content.reasoning (left out of gen_ai.output.messages on purpose),
+ * and, with its gen_ai.content.* events, the answer's tool calls as gen_ai.tool.name,
+ * gen_ai.tool.call.id and gen_ai.tool.args (the calls' arguments; several calls' joined by ", ").
+ * Read as one assistant message, a further choice of the answer where its texts are not the
+ * other forms' (mergeContents).
+ */
+function fromOpenLitAnswer(attrs: Obj, into: Content): void {
+  const reasoning = strOrNull(attrs['gen_ai.content.reasoning'])
+  const args = attrs['gen_ai.tool.args']
+  const hasArgs = args !== undefined && args !== null && args !== ''
+  if ((reasoning === null || reasoning.trim() === '') && !hasArgs) return
+  const message: Obj = {role: 'assistant', content: null}
+  if (reasoning !== null && reasoning.trim() !== '') message.reasoning_content = reasoning
+  if (hasArgs) {
+    message.tool_calls = [{id: strOrNull(attrs['gen_ai.tool.call.id']), type: 'function', function: {name: strOrNull(attrs['gen_ai.tool.name']) ?? '', arguments: argumentsText(args)}}]
+  }
+  into.output = [message]
+}
+
+/**
+ * The attributes of a model call's span that hold a string and are neither read as content nor
+ * known to hold no text of its answer (see CONTENT_READ_KEYS), in the span's order: named as not read. The tenant and
+ * session attributes and an attribute a --map path reads (`mapped`) are read.
+ */
+function unreadAttributes(attrs: Obj, options: FormatOptions, mapped: ReadonlySet<string>): string[] {
+  const out: string[] = []
+  for (const [k, v] of Object.entries(attrs)) {
+    if (CONTENT_READ_KEYS.has(k) || CONTENT_READ_PATTERN.test(k) || NO_TEXT_KEYS.has(k) || NO_TEXT_PREFIXES.some((p) => k.startsWith(p))) continue
+    if (options.tenantAttributes.includes(k) || (SESSION_KEYS as readonly string[]).includes(k) || mapped.has(k)) continue
+    if (textLeaves(v).length > 0 || (LOGFIRE_CONTENT_KEYS.has(k) && v !== null && v !== '')) out.push(k)
+  }
+  // In the span's order, as its producer wrote them.
+  return out
+}
+
+/** The span events of a model call's span that carry a string and are of no name read (fromSpanEvents) or known to hold no text of its answer. */
+function unreadSpanEvents(span: Obj): string[] {
+  const out = new Set<string>()
+  for (const e of arr(span.events)) {
+    if (!isObj(e)) continue
+    const name = typeof e.name === 'string' ? e.name : ''
+    if (name === DETAILS_EVENT || name === 'gen_ai.content.prompt' || name === 'gen_ai.content.completion' || name in MESSAGE_EVENTS || name === 'gen_ai.choice' || NO_TEXT_EVENTS.has(name)) continue
+    if (textLeaves(attrsOf(e.attributes)).length > 0) out.add(name)
+  }
+  return [...out].sort()
+}
+
+/** The span attributes a --map path of the request or response names (`attributes["KEY"]`, `span.attributes["KEY"]`): read through the map. */
+function mappedAttributeKeys(map: FormatOptions['map']): Set<string> {
+  const out = new Set<string>()
+  for (const spec of [map.request, map.response]) {
+    if (spec === undefined || spec.kind === 'const') continue
+    const steps = spec.path
+    const at = steps[0]?.kind === 'key' && steps[0].key === 'span' ? 1 : 0
+    const first = steps[at]
+    const second = steps[at + 1]
+    if (first?.kind === 'key' && first.key === 'attributes' && second?.kind === 'key') out.add(second.key)
+  }
+  return out
+}
+
+/**
  * A span's texts in every convention it carries: each form of the GenAI conventions (message
  * attributes, span events, indexed attributes, the log records of the span), the AI SDK's ai.*,
  * OpenInference's messages, and its input.value / output.value. An instrumentation stack can
@@ -1083,6 +1287,8 @@ function spanContent(span: Obj, attrs: Obj, group: LogGroup | undefined): Conten
     read((c) => fromMessageAttributes(attrs, c)),
     ...fromSpanEvents(span).map(readStreamTexts),
     read((c) => fromIndexedAttributes(attrs, c)),
+    ...fromContentAttributes(attrs).map(readStreamTexts),
+    read((c) => fromOpenLitAnswer(attrs, c)),
     read((c) => {
       if (group) fromLogEvents(group.events, c)
     }),
@@ -1346,12 +1552,14 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   const noOutput = content.output === null && content.completionText === null
   if (noInput && content.redactedInput) notes.push(oiRedactedNote('request'))
   if (noOutput && content.redactedOutput) notes.push(oiRedactedNote('response'))
-  if (noInput && noOutput && !content.redactedInput && !content.redactedOutput) {
-    // Content on the span in attributes no convention read here gives (Logfire's): said, not taken for capture off.
-    const held = UNREAD_CONTENT_ATTRIBUTES.filter((k) => typeof attrs[k] === 'string' ? attrs[k] !== '' : attrs[k] !== undefined && attrs[k] !== null)
-    if (held.length > 0) notes.push(`${CONTENT_NOT_READ} (${held.join(', ')}), not read`)
-    else notes.push(`no message content on the span or in any log record given (content capture off, or ${OTLP_LOGS_NOT_GIVEN})`)
-  }
+  // The span's attributes and events are read closed-world: one that holds a string and is
+  // neither read nor known to hold no text of the answer is named, so the record is not read whole.
+  const unread = unreadAttributes(attrs, options, mappedAttributeKeys(options.map))
+  const unreadEvents = unreadSpanEvents(span)
+  const unreadShapes = [...unread.map((k) => `span attribute ${JSON.stringify(k.length > 60 ? `${k.slice(0, 60)}…` : k)}`), ...unreadEvents.map((n) => `span event ${JSON.stringify(n.length > 60 ? `${n.slice(0, 60)}…` : n)}`)]
+  // Where the span gave no text at all, why, in the place of the notes a refusal's cause is read from.
+  const noContent = noInput && noOutput && !content.redactedInput && !content.redactedOutput
+  const contentNoteAt = notes.length
 
   // The status a client got: on the GenAI span, else on the gateway's server span above it.
   const server = attrs['http.response.status_code'] === undefined && attrs['http.status_code'] === undefined ? inferenceServerAncestor(index, idKey(span.traceId, span.parentSpanId)) : null
@@ -1399,6 +1607,16 @@ function recordFromSpan(v: SpanView, index: OtelIndex, options: FormatOptions, h
   const source = {resource, scope: v.scope, span: {...span, attributes: attrs}, attributes: attrs}
   const out = finishRecord(candidate, source, options, hints(options, attrs, resource))
   if ('problem' in out) return {item: v.item, reason: out.problem}
+  // A span with no text of its own whose answer --map supplied is read through the map: no note
+  // says its content is missing. Content on the span in attributes not read is named as such,
+  // never taken for capture off (whose fix, the logs file, would be wrong).
+  const mappedAnswer = options.map.response !== undefined && out.record.response !== null && out.record.response !== undefined
+  if (noContent && !mappedAnswer) {
+    const held = [...unread.map(keyName), ...unreadEvents.map((n) => `span event ${keyName(n)}`)]
+    notes.splice(contentNoteAt, 0, held.length > 0
+      ? `${CONTENT_NOT_READ} (${held.join(', ')}), not read`
+      : `no message content on the span or in any log record given (content capture off, or ${OTLP_LOGS_NOT_GIVEN})`)
+  } else if (unreadShapes.length > 0) notes.push(unreadShapesNote(unreadShapes))
   const read = [...(group?.events.map((e) => e.at) ?? []), ...lookup.used, ...(server ? [server.at] : []), ...(identity?.lines ?? [])]
   const wrapped = key === null ? null : readWrappers(out.record, attrs, span.traceId, key, index, options, [here, ...read])
   const companions = otherLines(here, [...read, ...(wrapped?.companions ?? [])])
