@@ -71,7 +71,8 @@ import {callTextsOf, lastCall, textLeaves, textsBeyond, withAnswerTexts, withPro
 //       attributes (OpenLLMetry style);
 //     events named gen_ai.system.message, gen_ai.user.message, gen_ai.assistant.message,
 //       gen_ai.tool.message (bodies {content, tool_calls}) and gen_ai.choice ({index,
-//       finish_reason, message}, or the answer under content: a text, or Gemini's Content
+//       finish_reason, message}, read closed-world as a chat choice: a text beside it read,
+//       content beside message read too, any other member named; or the answer under content: a text, or Gemini's Content
 //       {role: 'model', parts: [{text}]}, as LiveKit Agents and Google ADK write it): OTLP log records linked by traceId/spanId (what
 //       @opentelemetry/instrumentation-openai and opentelemetry-instrumentation-openai-v2 emit),
 //       or span events of the span, whose attributes are the body, or whose
@@ -937,18 +938,72 @@ function fromLogEvents(events: readonly GenAiEvent[], into: Content): void {
     } else if (e.name === 'gen_ai.choice') {
       // The answer is under message (the conventions' v1.27-v1.36 body), else under content:
       // Google ADK writes {index, finish_reason, content: {role: 'model', parts: [{text}]}},
-      // LiveKit Agents and others the text itself.
-      const given = body.message !== undefined && body.message !== null ? body.message : body.content
-      const packed = messageObject(given)
-      const message: Obj = packed !== null ? withRole(packed, 'assistant') : isObj(given) ? {role: 'assistant', ...given} : {role: 'assistant', content: typeof given === 'string' ? given : null}
-      if (message.content === undefined && !Array.isArray(message.parts)) message.content = null
-      choices.push({index: typeof body.index === 'number' ? body.index : choices.length, message: {...message, finish_reason: body.finish_reason ?? null}})
+      // LiveKit Agents and others the text itself. Where a body gives both, both are read (the
+      // content a further choice at the same index), and the body is read closed-world, as a
+      // chat choice is (choiceMembers).
+      const has = (v: unknown): boolean => v !== undefined && v !== null
+      const index = typeof body.index === 'number' ? body.index : choices.length
+      const given = [has(body.message) ? body.message : null, has(body.content) ? body.content : null].filter(has)
+      if (given.length === 0) given.push(undefined)
+      const seen = new Set<string>()
+      given.forEach((g, i) => {
+        const message = {...choiceMessage(g), finish_reason: body.finish_reason ?? null}
+        // A content that says what the message says is that text, read once.
+        const said = textsOf([message])
+        if (i > 0 && seen.has(said)) return
+        seen.add(said)
+        if (i === 0) choiceMembers(body, message)
+        choices.push({index, message})
+      })
     }
   }
   if (input.length > 0 && into.input === null && into.promptText === null) into.input = input
   if (choices.length > 0 && into.output === null && into.completionText === null) {
     into.output = choices.sort((a, b) => a.index - b.index).map((c) => c.message)
   }
+}
+
+/** A gen_ai.choice body's message or content as an assistant message. */
+function choiceMessage(given: unknown): Obj {
+  const packed = messageObject(given)
+  const message: Obj = packed !== null ? withRole(packed, 'assistant') : isObj(given) ? {role: 'assistant', ...given} : {role: 'assistant', content: typeof given === 'string' ? given : null}
+  if (message.content === undefined && !Array.isArray(message.parts)) message.content = null
+  return message
+}
+
+/**
+ * A gen_ai.choice body's members read (its message and content, and a `text` beside them, as a
+ * chat choice's is) or known to hold no text: its index and finish reason, a chat choice's other
+ * no-text members (logprobs, the answer's own tokens; content filter verdicts), and, on a span
+ * event whose attributes are the body, the labels an instrumentation adds (the system, the
+ * provider, the event's name, Azure's gen_ai.event.content, read as the body).
+ */
+const CHOICE_BODY_KNOWN = new Set([
+  'message', 'content', 'text', 'index', 'finish_reason', 'native_finish_reason', 'logprobs', 'stop_reason', 'content_filter_results',
+  'gen_ai.system', 'gen_ai.provider.name', 'event.name', 'gen_ai.event.content', 'role',
+])
+
+/**
+ * A gen_ai.choice body read closed-world, as decode.ts reads a chat choice: a `text` beside its
+ * message is answer text (read where it says something else, as a text part of the message);
+ * any other member that holds a string is kept on the message under `gen_ai.choice.NAME`, which
+ * decode.ts, reading the answer's message closed-world, names as not read (`chat message member
+ * "gen_ai.choice.x"`), so the record is not read whole.
+ */
+function choiceMembers(body: Obj, message: Obj): void {
+  const text = typeof body.text === 'string' && body.text !== '' && ((body.message !== undefined && body.message !== null) || (body.content !== undefined && body.content !== null)) ? body.text : null
+  if (text !== null && textsOf([message]).trim() !== text.trim()) {
+    if (Array.isArray(message.parts)) message.parts = [...message.parts, {type: 'text', content: text}]
+    else {
+      const before = message.content
+      const lead = typeof before === 'string' && before !== '' ? [{type: 'text', text: before}, {type: 'text', text: '\n'}] : Array.isArray(before) ? [...before, {type: 'text', text: '\n'}] : []
+      message.content = [...lead, {type: 'text', text}]
+    }
+  } else if (typeof body.text === 'string' && body.text !== '' && text === null) {
+    // The body's only text: its answer (a body with neither message nor content).
+    if (message.content === null && !Array.isArray(message.parts)) message.content = body.text
+  }
+  for (const [k, v] of Object.entries(body)) if (!CHOICE_BODY_KNOWN.has(k) && textLeaves(v).length > 0) message[`gen_ai.choice.${k}`] = v
 }
 
 /**
