@@ -35,11 +35,38 @@ process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1'
 // write to its pipe fail with EPIPE, which Node raises as an uncaught error: the process then
 // exited 1 whatever the command decided, so a gate's 3 and a usage error's 2 read as 1. Nothing
 // more can be said on a closed pipe; the command goes on and exits with its own code.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error) => {
-    if (error?.code !== 'EPIPE') throw error
-  })
+// Any other failed write (ENOSPC on a full disk, EIO, EFBIG) was rethrown here and escaped as
+// Node's uncaught-exception stack: the contract's one-line error instead (stderr, unless stderr
+// itself is what failed), and a command that would have ended well exits 1, since what it
+// wrote is incomplete. A command's own failure code (2, 3, 1) is left as it is.
+// oclif's Command module adds its own stdout handler as it loads (once per copy of the
+// framework: the bundle's, and node_modules' where a command is run from source), and it
+// rethrows the same way: so every 'error' these two streams emit goes to this handler alone.
+let writeFailed = false
+for (const [name, stream] of [['stdout', process.stdout], ['stderr', process.stderr]]) {
+  const onError = (error) => {
+    if (error?.code === 'EPIPE' || writeFailed) return
+    writeFailed = true
+    if (stream === process.stderr) return
+    const cause = String(error?.message ?? error).split('\n')[0].replace(/, write$/, '')
+    try {
+      process.stderr.write(`Error: ${name}: writing failed (${cause}); the output is incomplete\n`)
+    } catch {}
+  }
+  // A listener a command adds (clock --watch stops on EPIPE) still hears EPIPE; the no-op one
+  // keeps Node from raising an 'error' that has no listener at all.
+  stream.on('error', () => {})
+  const emit = stream.emit
+  stream.emit = function (event, ...rest) {
+    if (event !== 'error') return emit.call(this, event, ...rest)
+    if (rest[0]?.code === 'EPIPE') return emit.call(this, event, ...rest)
+    onError(rest[0])
+    return true
+  }
 }
+process.on('exit', (code) => {
+  if (writeFailed && !code) process.exitCode = 1
+})
 const bundled = new URL('../dist/bundles/oclif-core.js', import.meta.url)
 const {execute} = await import(existsSync(bundled) ? bundled.href : '@oclif/core')
 await execute({dir: import.meta.url})
