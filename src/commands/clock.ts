@@ -52,7 +52,9 @@ export default class Clock extends BaseCommand {
       throw new UsageError(`clock: ${moment} is before ${awareness} ${result.aware_at}: the 72-hour clock runs from awareness, so there is no time remaining to show before it (give a --now at or after awareness${flags['aware-at'] === undefined ? ', or correct the awareness time with incident amend-awareness' : ''})`, 'E_BEFORE_AWARENESS')
     }
     if (flags.watch) {
-      await this.watch(() => renderClock(evaluate(nowOf()), tz))
+      const readerGone = await this.watch(() => renderClock(evaluate(nowOf()), tz))
+      // Nobody is left to read a last reading: the watch ends as a one-shot command on a closed pipe does (exit 0).
+      if (readerGone) return clockJson(result, now)
       now = nowOf()
       result = evaluate(now)
     }
@@ -60,22 +62,46 @@ export default class Clock extends BaseCommand {
     return clockJson(result, now)
   }
 
-  /** Redraws in place on a TTY (a fresh line per tick otherwise) until SIGINT/SIGTERM. */
-  private async watch(draw: () => string): Promise<void> {
+  /**
+   * Redraws in place on a TTY (a fresh line per tick otherwise) until SIGINT/SIGTERM, or until
+   * stdout's reader is gone (`| head -1`: EPIPE, or the stream closed); true in that last case.
+   * bin/run.js swallows EPIPE so that a one-shot command exits with its own code, which left
+   * this loop redrawing into the closed pipe for ever.
+   */
+  private async watch(draw: () => string): Promise<boolean> {
     const tty = process.stdout.isTTY
+    let readerGone = false
     await new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout | undefined
+      const stop = (): void => {
+        clearInterval(timer)
+        process.off('SIGINT', stop)
+        process.off('SIGTERM', stop)
+        process.stdout.off('error', onError)
+        process.stdout.off('close', onClose)
+        resolve()
+      }
+      const onError = (error: NodeJS.ErrnoException): void => {
+        if (error?.code !== 'EPIPE') return
+        readerGone = true
+        stop()
+      }
+      const onClose = (): void => {
+        readerGone = true
+        stop()
+      }
       const tick = (): void => {
+        if (process.stdout.destroyed || process.stdout.writableEnded) return onClose()
         const text = draw()
         process.stdout.write(tty ? `\u001b[H\u001b[2J${text}\n` : `${text}\n\n`)
       }
-      tick()
-      const timer = setInterval(tick, 1000)
-      const stop = (): void => {
-        clearInterval(timer)
-        resolve()
-      }
+      process.stdout.on('error', onError)
+      process.stdout.on('close', onClose)
       process.once('SIGINT', stop)
       process.once('SIGTERM', stop)
+      tick()
+      if (!readerGone) timer = setInterval(tick, 1000)
     })
+    return readerGone
   }
 }
