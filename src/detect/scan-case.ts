@@ -18,6 +18,7 @@ import {begin, commit, foreignKeyChecksOff, inTransaction, rollback} from '../st
 import {getSettings, ingestClaimant, piiRefKey, registryVersion, setPool} from '../store/settings.js'
 import {releaseMemory} from '../ingest/release-memory.js'
 import {unreadableFiles, type UnreadableFile} from './gate.js'
+import {checkTokenWindow} from './token-window.js'
 import {unreadSourceFiles, type UnreadSourceFile} from './not-read.js'
 import {computePiiFindings} from './pii-findings.js'
 import {reextractPriorFiles} from './reextract.js'
@@ -184,9 +185,7 @@ function* scanSteps(db: CaseDb, options: ScanOptions): Generator<ScanStep, ScanR
     if (v !== undefined && !Number.isSafeInteger(v)) throw new UsageError(`${flag} must be at most ${Number.MAX_SAFE_INTEGER} (got ${v})`)
   }
   if (options.poolTokens === undefined && options.advertisedTokens !== undefined) throw new UsageError('--advertised-tokens needs --pool-tokens')
-  if (options.poolTokens !== undefined && options.advertisedTokens !== undefined && options.advertisedTokens < options.poolTokens) {
-    throw new UsageError('--advertised-tokens must be at least --pool-tokens')
-  }
+  checkTokenWindow(options.poolTokens, options.advertisedTokens)
   // The registry's version as the scan begins: the run is recorded against it, and a registry
   // changed by the time the scan is stored makes the scan's findings not current.
   const versionAtStart = getSettings(db).registry_version

@@ -9,6 +9,7 @@ import {atRiskByTenant, atRiskGroups, atRiskJudgeable, atRiskUndecided, atRiskUn
 import {getSettings} from '../store/settings.js'
 import {storedTenantLabels, tenantLabelsFirstGiven, type TenantLabelNumbers} from '../store/tenant-labels.js'
 import {withSortCache} from '../store/session.js'
+import {checkTokenWindow} from '../detect/token-window.js'
 
 export type {AtRiskGroup} from '../store/records.js'
 export type {ContaminationRow, PiiScopeRow, ProvenanceRow} from '../store/findings.js'
@@ -89,6 +90,8 @@ export function loadScopeInputs(db: CaseDb, options: LoadScopeOptions = {}): Sco
   const pool = given ? options.poolTokens! : settings.pool_tokens
   // A window given applies at the pool in force (given or recorded); else the recorded one with the recorded pool.
   const advertised = options.advertisedTokens ?? (given ? null : settings.advertised_tokens)
+  // The same rule as scan's, for every command that takes the pair (scope, report case): a window given below the pool it is judged at is a usage error.
+  if (options.advertisedTokens !== undefined) checkTokenWindow(pool, options.advertisedTokens, !given)
   const {contamination, provenance} = loadExposureInputs(db)
   const unknownForAtRisk = recordsMissingAtRiskFields(db)
   // When no record says both its status and its prompt size (LiteLLM and Langfuse record no
