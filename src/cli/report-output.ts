@@ -5,8 +5,8 @@ import {buildFacts, loadFactsInputs, type CaseFacts, type GatherFactsOptions} fr
 import type {CaseDb} from '../store/open-case.js'
 import type {FinalisedWithOpenItems} from '../notify/finalise.js'
 import type {OpenItem} from '../notify/statements.js'
-import {tenantRegistered} from '../store/canaries.js'
-import {tenantHasRecords} from '../store/records.js'
+import {registeredTenantIds, tenantRegistered} from '../store/canaries.js'
+import {tenantHasRecords, tenantIdsWithRecords} from '../store/records.js'
 import {requireTenantInCase} from '../scope/tenant-view.js'
 import {checkDetection} from './detection-flags.js'
 import {guardOut} from './out-guard.js'
@@ -119,8 +119,8 @@ export function reportFacts(
   const warning = checkDetection(inputs.scope.detection, what, allowIncomplete)
   if (warning) warn(warning)
   // A draft for a controller the case does not hold would say it was checked and found unaffected.
-  if (options.tenant !== undefined) requireTenantInCase(inputs.scope, options.tenant, {has: (t) => tenantHasRecords(db, t)}, `${what}: --on-behalf-of-controller: `)
+  if (options.tenant !== undefined) requireTenantInCase(inputs.scope, options.tenant, {has: (t) => tenantHasRecords(db, t), ids: () => tenantIdsWithRecords(db)}, `${what}: --on-behalf-of-controller: `)
   // A notice's addressee may have sent nothing logged yet be registered (its data may have reached others); a typo is neither.
-  if (options.addressee !== undefined) requireTenantInCase(inputs.scope, options.addressee, {has: (t) => tenantHasRecords(db, t) || tenantRegistered(db, t)}, `${what}: --tenant: `)
+  if (options.addressee !== undefined) requireTenantInCase(inputs.scope, options.addressee, {has: (t) => tenantHasRecords(db, t) || tenantRegistered(db, t), ids: () => [...tenantIdsWithRecords(db), ...registeredTenantIds(db)]}, `${what}: --tenant: `)
   return buildFacts(inputs, options.now, {tenant: options.tenant, side: options.side})
 }

@@ -1,22 +1,8 @@
 // "Did you mean ...?" for a mistyped command. Pure: the typed words and the command ids in,
 // the closest command out (or null when nothing is close enough to be a plausible typo).
+import {editDistance} from '../util/edit-distance.js'
 
-/**
- * Optimal string alignment distance: Levenshtein plus the swap of two adjacent characters as
- * one edit, the commonest typing slip ("scpoe" is one edit from "scope", not two).
- */
-export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({length: a.length + 1}, (_, i) => Array.from({length: b.length + 1}, (_, j) => (i === 0 ? j : j === 0 ? i : 0)))
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1)
-      d[i]![j] = v
-    }
-  }
-  return d[a.length]![b.length]!
-}
+export {editDistance} from '../util/edit-distance.js'
 
 export interface Suggestion {
   /** the command, words separated by spaces as the user types them ("ingest logs") */

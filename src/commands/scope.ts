@@ -13,7 +13,7 @@ import {
   type KnownScope, type KnownTenantView,
 } from '../scope/unscanned.js'
 import {computeTenantView} from '../scope/tenant-view.js'
-import {tenantHasRecords} from '../store/records.js'
+import {tenantHasRecords, tenantIdsWithRecords} from '../store/records.js'
 import {hasCanaries, registeredTenantIds} from '../store/canaries.js'
 import {lookAlikeWarnings, scopeTenants} from '../cli/look-alike.js'
 import {describeGap, nothingSearched, nothingSearchedStep} from '../detect/coverage.js'
@@ -65,7 +65,7 @@ export default class Scope extends BaseCommand {
     const stale = staleFindings(inputs.detection)
     const markersKnown = registry && !stale.markers
     if (flags.tenant !== undefined) {
-      const view = computeTenantView(inputs, {tenant: flags.tenant, revealTenants: flags['reveal-tenants']}, {has: (t) => tenantHasRecords(db, t)})
+      const view = computeTenantView(inputs, {tenant: flags.tenant, revealTenants: flags['reveal-tenants']}, {has: (t) => tenantHasRecords(db, t), ids: () => tenantIdsWithRecords(db)})
       const known = knownTenantView(view, inputs.detection, registry, inputs.orphans)
       // The CSV counts records: a leaking retry of this tenant's is said beside it on stderr, as sightings says its own (--json has the key).
       const retries = tenantRetriesNote(view.retry_leaks_not_counted)

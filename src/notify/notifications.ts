@@ -6,6 +6,7 @@ import type {CaseDb} from '../store/open-case.js'
 import {DEADLINE_MS, isLate, noticePeriodMs} from './clock.js'
 import type {IncidentRecord} from './incident.js'
 import {quoted} from '../util/sanitize.js'
+import {closestName} from '../util/edit-distance.js'
 import {AUTHORITY, DATA_SUBJECTS, noticeController, recipientKind, type RecipientKind} from './recipients.js'
 import {UsageError} from '../errors.js'
 
@@ -155,10 +156,13 @@ export function resolveRecipient(incident: Pick<IncidentRecord, 'role'>, options
 
 /** A tenant id the case does not hold; where ids differ from it only by white space at either end, they are named exactly (none is taken for it). */
 function unknownTenant(id: string, caseTenants?: () => string[]): InputError {
-  const near = (caseTenants?.() ?? []).filter((t) => t !== id && t.trim() === id.trim()).slice(0, 5)
+  const tenants = caseTenants?.() ?? []
+  const near = tenants.filter((t) => t !== id && t.trim() === id.trim()).slice(0, 5)
+  // A mistyped id: the closest one the case holds, as a mistyped command or flag gets.
+  const typo = near.length > 0 ? null : closestName(id, tenants)
   const hint = near.length > 0
     ? `: tenant ids are kept exactly as written, white space included; the case holds ${near.map((t) => quoted(t.slice(0, 80))).join(', ')}`
-    : ': check the spelling (crosstalk scope lists the tenants)'
+    : typo !== null ? `: did you mean ${quoted(typo.slice(0, 80))}?` : ': check the spelling (crosstalk scope lists the tenants)'
   return new InputError(`notify record: tenant ${quoted(id.slice(0, 80))} is not in this case (no log record of it and no canary registered to it)${hint}`)
 }
 

@@ -4,6 +4,7 @@ import {giveTenantLabels, storedTenantLabels, type TenantLabelNumbers} from '../
 import {sourceBounds, type SourceOfRow} from './exposure.js'
 import {byText, factTimes, iso, loadExposureInputs, minMax, sessionKey, type ContaminationRow, type ProvenanceRow, type ScopeInputs} from './scope-data.js'
 import {quoted} from '../util/sanitize.js'
+import {closestName} from '../util/edit-distance.js'
 import {tenantRetryLeaks, tenantUnexaminedDuplicates, type TenantRetryLeaks, type TenantUnexaminedDuplicates} from './retry-leaks.js'
 
 // What one customer (a controller) needs for its own Art. 33 assessment: what its end
@@ -175,18 +176,26 @@ export function otherTenantLabels(inputs: ScopeInputs, tenant: string): Map<stri
 /** The tenants of the case with records (complete files), for checking a --tenant value. */
 export interface TenantIndex {
   has(tenant: string): boolean
+  /** Every tenant id the index holds, for "did you mean" when a typed one is not among them (read only then). */
+  ids?(): Iterable<string>
 }
 
 /**
  * Refuses (exit 1) a tenant the case knows nothing of: no record, no finding, no leaking retry
  * names it. A typo'd id would otherwise read as a tenant that was checked and found unaffected.
  */
+const tenantsOf = (r: {recipient_tenant: string; source_tenant: string | null}): string[] => (r.source_tenant === null ? [r.recipient_tenant] : [r.recipient_tenant, r.source_tenant])
+
 export function requireTenantInCase(inputs: ScopeInputs, tenant: string, known: TenantIndex, what: string): void {
   if (known.has(tenant)) return
-  const named = (r: {recipient_tenant: string; source_tenant: string | null}) => r.recipient_tenant === tenant || r.source_tenant === tenant
-  if (inputs.contamination.some(named) || inputs.provenance.some(named)) return
+  const names = (r: {recipient_tenant: string; source_tenant: string | null}) => r.recipient_tenant === tenant || r.source_tenant === tenant
+  if (inputs.contamination.some(names) || inputs.provenance.some(names)) return
   if ((inputs.duplicates?.leaking ?? []).some((d) => d.source_tenants.includes(tenant) || d.recipient_tenant === tenant)) return
-  throw new InputError(`${what}tenant ${quoted(tenant.slice(0, 200))} has no records in this case`, 'E_NO_TENANT')
+  // A mistyped id gets the closest one the case holds (records, registry where the index has it, findings), as a mistyped command or flag does.
+  const named = [...(known.ids?.() ?? []), ...inputs.contamination.flatMap(tenantsOf), ...inputs.provenance.flatMap(tenantsOf)]
+  const near = closestName(tenant, named)
+  const hint = near === null ? '' : `; did you mean ${quoted(near.slice(0, 200))}?`
+  throw new InputError(`${what}tenant ${quoted(tenant.slice(0, 200))} has no records in this case${hint}`, 'E_NO_TENANT')
 }
 
 export function computeTenantView(inputs: ScopeInputs, options: TenantViewOptions, known?: TenantIndex): TenantViewResult {
