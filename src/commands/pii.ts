@@ -4,6 +4,7 @@ import {toCsv} from '../cli/csv.js'
 import {renderPii} from '../cli/render-detect.js'
 import {listPiiFindings, type PiiResult} from '../detect/list.js'
 import {detectionCoverage} from '../detect/coverage.js'
+import {notReadEvidence, notReadSentence} from '../detect/not-read.js'
 import {checkDetection, detectionFlags, nothingSearchedLine} from '../cli/detection-flags.js'
 
 const PII_CSV_COLUMNS = ['request_id', 'ts', 'kind', 'value_ref', 'recipient_session', 'recipient_tenant', 'source_request_id', 'source_session', 'source_tenant', 'value', 'value_sha256']
@@ -31,8 +32,16 @@ export default class Pii extends BaseCommand {
     // Nothing searched: an empty listing is not known, never "No personal data…" (console), and said beside the empty array or CSV.
     const unsearched = nothingSearchedLine(coverage, 'Personal data a session never sent', rows.length)
     if (unsearched !== null && (flags.csv || this.jsonEnabled())) this.note(this.paint.yellow(unsearched))
+    // What was never read (quarantined lines, files not read whole) holds personal data no finding could find: the listing
+    // speaks for what was read only, as sightings says (on stderr beside --csv and --json, whose shapes stay the contract's).
+    const notRead = notReadSentence(notReadEvidence(db))
+    if (notRead !== null && (flags.csv || this.jsonEnabled())) this.note(this.paint.yellow(`${notRead} The listing holds what was read.`))
     if (flags.csv) process.stdout.write(toCsv(PII_CSV_COLUMNS.filter((c) => flags['show-values'] || (c !== 'value' && c !== 'value_sha256')), rows as unknown as Array<Record<string, unknown>>))
-    else if (!this.jsonEnabled()) this.log(unsearched ?? renderPii(rows))
+    else if (!this.jsonEnabled()) {
+      this.log(unsearched ?? renderPii(rows))
+      // "No personal data ..." speaks for what was read only.
+      if (notRead !== null) this.log(notRead)
+    }
     return rows
   }
 }

@@ -5,6 +5,7 @@ import {checkDetection, detectionFlags, nothingSearchedLine} from '../cli/detect
 import {renderProvenance, unexaminedLine} from '../cli/render-detect.js'
 import {listProvenance, type ProvenanceResult} from '../detect/list.js'
 import {detectionCoverage, parameterFlags, type ProvenanceParameters} from '../detect/coverage.js'
+import {notReadEvidence, notReadSentence} from '../detect/not-read.js'
 import {computeProvenance} from '../detect/provenance.js'
 import {InputError, UsageError} from '../errors.js'
 import {GUARANTEE_WORDS, MAX_BOILERPLATE_TENANTS, MAX_MIN_WORDS, minWordsMessage} from '../extract/winnow.js'
@@ -93,8 +94,16 @@ export default class Provenance extends BaseCommand {
     // Nothing searched: an empty listing is not known, never "No response repeats…" (console), and said beside the empty array or CSV.
     const unsearched = nothingSearchedLine(coverage, 'Provenance', rows.length)
     if (unsearched !== null && (flags.csv || this.jsonEnabled())) this.note(this.paint.yellow(unsearched))
+    // What was never read (quarantined lines, files not read whole) was compared with nothing: the listing speaks for
+    // what was read only, as sightings says (on stderr beside --csv and --json, whose shapes stay the contract's).
+    const notRead = notReadSentence(notReadEvidence(db))
+    if (notRead !== null && (flags.csv || this.jsonEnabled())) this.note(this.paint.yellow(`${notRead} The listing holds what was read.`))
     if (flags.csv) process.stdout.write(toCsv(PROVENANCE_CSV_COLUMNS.filter((c) => flags['show-text'] || c !== 'overlap_text'), rows as unknown as Array<Record<string, unknown>>))
-    else if (!this.jsonEnabled()) this.log(unsearched ?? renderProvenance(rows, text))
+    else if (!this.jsonEnabled()) {
+      this.log(unsearched ?? renderProvenance(rows, text))
+      // "No response repeats ..." speaks for what was read only.
+      if (notRead !== null) this.log(notRead)
+    }
     if ((flags.csv || this.jsonEnabled()) && text.withoutText > 0) this.note(this.paint.yellow(`warning: ${unexaminedLine(text)}`))
     return rows
   }

@@ -67,6 +67,22 @@ describe('listings say what they do not cover', () => {
     expect(Array.isArray(JSON.parse(j.stdout))).toBe(true)
   })
 
+  it('pii and provenance qualify their all-clear on the console, and say what was not read beside --csv and --json', async () => {
+    // They printed a flat "No personal data ..." / "No response repeats ..." over lines never read (sightings said it).
+    for (const command of ['pii', 'provenance']) {
+      const console = await run([command, '--db', db])
+      expect(console.code, console.stderr).toBe(0)
+      expect(console.stdout, command).toMatch(/Not everything was read: \d+ quarantined lines? .*1 log file was not read whole/s)
+      for (const format of ['--csv', '--json']) {
+        const r = await run([command, format, '--db', db])
+        expect(r.code, r.stderr).toBe(0)
+        expect(r.stderr, `${command} ${format}`).toMatch(/Not everything was read: \d+ quarantined lines? .*1 log file was not read whole.* The listing holds what was read\./s)
+        expect(r.stdout).not.toMatch(/Not everything/)
+      }
+      expect(Array.isArray(JSON.parse((await run([command, '--json', '--db', db])).stdout))).toBe(true)
+    }
+  })
+
   it('timeline qualifies its figures once contamination is found, and --json gives not_read', async () => {
     const r = await run(['timeline', '--db', db])
     expect(r.stdout).toMatch(/Bug window: /)
