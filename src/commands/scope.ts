@@ -14,9 +14,12 @@ import {
 } from '../scope/unscanned.js'
 import {computeTenantView} from '../scope/tenant-view.js'
 import {tenantHasRecords, tenantIdsWithRecords} from '../store/records.js'
+import {tenantRecordsScanned} from '../store/scan-runs.js'
+import {count} from '../util/plural.js'
 import {hasCanaries, registeredTenantIds} from '../store/canaries.js'
 import {lookAlikeWarnings, scopeTenants} from '../cli/look-alike.js'
-import {describeGap, nothingSearched, nothingSearchedStep} from '../detect/coverage.js'
+import {describeGap, nothingSearched, nothingSearchedStep, type DetectionCoverage} from '../detect/coverage.js'
+import {quoted} from '../util/sanitize.js'
 
 export default class Scope extends BaseCommand {
   static override description =
@@ -41,7 +44,7 @@ export default class Scope extends BaseCommand {
     'reveal-tenants': Flags.boolean({description: 'With --tenant: name the other tenants instead of opaque labels.'}),
   }
 
-  public async run(): Promise<(KnownScope & {not_read: NotRead}) | KnownTenantView> {
+  public async run(): Promise<(KnownScope & {not_read: NotRead}) | KnownTenantView | IncompleteTenantView> {
     const {flags} = await this.parse(Scope)
     if (flags.csv && this.jsonEnabled()) throw new UsageError('--csv and --json are exclusive')
     // checked here rather than with oclif's dependsOn, whose message is several lines long
@@ -66,7 +69,16 @@ export default class Scope extends BaseCommand {
     const markersKnown = registry && !stale.markers
     if (flags.tenant !== undefined) {
       const view = computeTenantView(inputs, {tenant: flags.tenant, revealTenants: flags['reveal-tenants']}, {has: (t) => tenantHasRecords(db, t), ids: () => tenantIdsWithRecords(db)})
-      const known = knownTenantView(view, inputs.detection, registry, inputs.orphans)
+      // Detection that does not cover the case (--allow-incomplete): the view counts what was scanned. Its figures are then a
+      // lower bound, said as one (--json: `detection`, `counts_lower_bound`, `records_not_scanned`); where none of this
+      // tenant's records was scanned, what it received is not known at all (null), never 0.
+      const coverage = tenantCoverage(db, flags.tenant, inputs.detection)
+      const known = coverage.complete ? knownTenantView(view, inputs.detection, registry, inputs.orphans) : incompleteTenantView(knownTenantView(view, inputs.detection, registry, inputs.orphans), coverage, inputs.detection)
+      const incompleteLine = coverage.complete ? null : incompleteTenantLine(flags.tenant, inputs.detection, coverage)
+      if (incompleteLine !== null && flags.csv) {
+        if (coverage.nothingReceivedSearched) throw new InputError(`--tenant ${flags.tenant} --csv: no record of this tenant was scanned (${describeGap(inputs.detection)}), so the counts of this table are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
+        this.note(this.paint.yellow(`${incompleteLine}. The CSV counts what was scanned.`))
+      }
       // The CSV counts records: a leaking retry of this tenant's is said beside it on stderr, as sightings says its own (--json has the key).
       const retries = tenantRetriesNote(view.retry_leaks_not_counted)
       if (retries !== null && flags.csv) this.note(this.paint.yellow(retries))
@@ -83,7 +95,10 @@ export default class Scope extends BaseCommand {
         if (!registry) this.log(`${NO_REGISTRY_SCOPE_NOTE}\n`)
         else if (stale.markers) this.log(`${markersStaleScopeNote(stale.markers_cause ?? 'registry')}\n`)
         if (stale.provenance) this.log(`${PROVENANCE_STALE_SCOPE_NOTE}\n`)
-        this.log(renderTenantView(view, {registry: markersKnown, provenance: !stale.provenance, exposure: !stale.markers && !stale.provenance && exposureKnown(registry, inputs.orphans)}))
+        if (incompleteLine !== null) this.log(`${wrap(`${incompleteLine}.`)}\n`)
+        // None of its records searched: its figures are unknown, never 0 (the other side's lower bounds go with them: one table).
+        const searched = !coverage.nothingReceivedSearched
+        this.log(renderTenantView(view, {registry: markersKnown && searched, provenance: !stale.provenance && searched, exposure: searched && !stale.markers && !stale.provenance && exposureKnown(registry, inputs.orphans)}))
       }
       // --json: what the stored findings cannot speak for is unknown, never 0.
       return known
@@ -133,5 +148,58 @@ export default class Scope extends BaseCommand {
     }
     // --json: what the markers count is unknown without a registry, never 0; so is what any finding counts where it does not cover the case.
     return known
+  }
+}
+
+interface TenantCoverage {
+  /** detection covered the whole case */
+  complete: boolean
+  /** this tenant's records in complete log files, and those no finished scan covered */
+  records: number
+  records_not_scanned: number
+  /** none of this tenant's records was scanned: nothing it received was searched */
+  nothingReceivedSearched: boolean
+}
+
+function tenantCoverage(db: Parameters<typeof tenantRecordsScanned>[0], tenant: string, detection: DetectionCoverage): TenantCoverage {
+  if (detection.complete) return {complete: true, records: 0, records_not_scanned: 0, nothingReceivedSearched: false}
+  const r = tenantRecordsScanned(db, tenant)
+  return {complete: false, records: r.records, records_not_scanned: r.not_scanned, nothingReceivedSearched: r.records > 0 && r.not_scanned >= r.records}
+}
+
+/** The line said above the tenant view (console) or beside its CSV (stderr) when detection does not cover the case. */
+function incompleteTenantLine(tenant: string, detection: DetectionCoverage, c: TenantCoverage): string {
+  const own = c.records_not_scanned === 0 ? '' : c.nothingReceivedSearched
+    ? `; no record of tenant ${quoted(tenant)} was scanned (${count(c.records, 'record')}), so what it received is not known`
+    : `; ${c.records_not_scanned} of the ${count(c.records, 'record')} of tenant ${quoted(tenant)} ${c.records_not_scanned === 1 ? 'was' : 'were'} never scanned`
+  return `Detection has not covered the whole case (${describeGap(detection)})${own}: every figure of this view counts what was scanned and is a lower bound, not a total`
+}
+
+type TenantDirectionOf<V> = V extends {received: infer D} ? D : never
+type UnknownDirection<D> = {[K in keyof D]: D[K] extends number ? null : D[K] extends number | null ? null : D[K] extends string | null ? null : D[K] extends unknown[] ? [] : D[K] extends object ? UnknownDirection<D[K]> : D[K]}
+
+/** Every figure of one direction of the view not known: numbers and instants null, no counterpart listed. */
+function unknownDirection<D extends object>(d: D): UnknownDirection<D> {
+  return Object.fromEntries(Object.entries(d).map(([k, v]) => [k, Array.isArray(v) ? [] : v !== null && typeof v === 'object' ? unknownDirection(v as object) : typeof v === 'number' || typeof v === 'string' || v === null ? null : v])) as UnknownDirection<D>
+}
+
+export type IncompleteTenantView = Omit<KnownTenantView, 'received'> & {
+  received: KnownTenantView['received'] | UnknownDirection<TenantDirectionOf<KnownTenantView>>
+  /** detection's coverage of the case, as every findings command gives it under --allow-incomplete */
+  detection: DetectionCoverage
+  /** the figures count what was scanned: each is a lower bound (null where not known at all) */
+  counts_lower_bound: true
+  /** this tenant's records that no finished scan covered */
+  records_not_scanned: number
+}
+
+function incompleteTenantView(v: KnownTenantView, c: TenantCoverage, detection: DetectionCoverage): IncompleteTenantView {
+  return {
+    ...v,
+    // None of its records searched: what it received is not known, never 0 (its own at-risk figures are not detection's: kept).
+    received: c.nothingReceivedSearched ? unknownDirection(v.received) : v.received,
+    detection,
+    counts_lower_bound: true,
+    records_not_scanned: c.records_not_scanned,
   }
 }

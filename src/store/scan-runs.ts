@@ -150,3 +150,19 @@ export function resetDetection(db: CaseDb): void {
 export function markProvenanceStale(db: CaseDb): void {
   db.prepare(`UPDATE scan_runs SET provenance_state = 'stale' WHERE provenance_state = 'current'`).run()
 }
+
+/**
+ * One tenant's records in complete log files, and how many of them no finished scan has covered
+ * (the tenant view's figures speak for the scanned ones only: a lower bound, or not known where
+ * none of its records was scanned).
+ */
+export function tenantRecordsScanned(db: CaseDb, tenant: string): {records: number; not_scanned: number} {
+  return db
+    .prepare(
+      `SELECT COUNT(*) AS records,
+              coalesce(SUM(NOT EXISTS (SELECT 1 FROM scanned_files s JOIN scan_runs run ON run.id = s.scan_run_id WHERE s.file_id = r.file_id AND run.finished_at IS NOT NULL)), 0) AS not_scanned
+         FROM records r JOIN files f ON f.id = r.file_id
+        WHERE r.tenant_id = ? AND f.kind = 'log' AND f.state = 'complete'`,
+    )
+    .get(tenant) as {records: number; not_scanned: number}
+}
