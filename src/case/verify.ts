@@ -28,6 +28,7 @@ import {verifyLogFiles} from './verify-pool.js'
 import {verifyReferencedFile} from './verify-references.js'
 import {ident, Problems, shown, type VerifyProblem} from './verify-problems.js'
 import {verifyRegistry} from './verify-registry.js'
+import {namesDescriptor} from '../util/descriptor-path.js'
 import {count} from '../util/plural.js'
 
 export type {VerifyProblem, VerifyProblemKind} from './verify-problems.js'
@@ -224,6 +225,12 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
       const originalsReplaced: string[] = []
       for (const file of files) {
         if (file.state !== 'complete' || file.evidence === 'reference') continue
+        // Read from a file descriptor of the ingesting process (`/dev/stdin` fed by a pipe, or a case an earlier release
+        // recorded so): the path now opens whatever this process has there, so nothing is compared, never "altered".
+        if (namesDescriptor(file.abs_path)) {
+          notRehashed.push(`${file.path} (read from a file descriptor of the process that ingested it, not a file that can be read again)`)
+          continue
+        }
         if (!existsSync(file.abs_path)) {
           notRehashed.push(`${file.path} (no longer on disk)`)
           continue

@@ -23,6 +23,7 @@ import {parseCsv} from './csv-parse.js'
 import {nonFileKind} from './ingest-file.js'
 import {nativeQuickStatus, nativeRegistryIndex} from './native-quick.js'
 import {quoted as quote} from '../util/sanitize.js'
+import {descriptorFile} from '../util/descriptor-path.js'
 
 // A registry can hold a million markers (one per session, about 100 bytes each: 90 MB at
 // 926,440 markers). It is read a chunk at a time, twice: once for its hash (a registry the
@@ -91,7 +92,9 @@ export async function ingestCanaries(db: CaseDb, options: {path: string; now: ()
 }
 
 async function storeRegistryFile(db: CaseDb, options: {path: string; now: () => Date; expectSha256?: string}): Promise<IngestCanariesResult> {
-  const {path} = options
+  // A file descriptor (`/dev/stdin < canaries.csv`) is recorded as the file it is open on, as a log's is: recorded as given,
+  // verify re-hashed whatever the next process had there and reported the registry's original altered.
+  const path = descriptorFile(options.path) ?? options.path
   const first = hashFile(path)
   // The caller has already answered for a registry of these bytes (triage's verdict): one that is
   // no longer those bytes is refused before anything of it is stored.

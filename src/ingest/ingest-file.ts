@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto'
-import {closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync} from 'node:fs'
+import {closeSync, constants, fstatSync, openSync, readSync, statSync} from 'node:fs'
 import {basename, resolve} from 'node:path'
 import {CliError, InputError} from '../errors.js'
 import {EvidenceWriter, type EvidenceCodec} from '../evidence/evidence-store.js'
@@ -23,6 +23,7 @@ import {count} from '../util/plural.js'
 import {unloggedAnswers} from '../extract/redaction.js'
 import {unreadShapesPhrase} from '../extract/parse-record.js'
 import {quoted, withoutLineExcerpt} from '../util/sanitize.js'
+import {descriptorFile, namesDescriptor} from '../util/descriptor-path.js'
 import {lineDecoder} from '../extract/line-decoder.js'
 
 // One log file into the case, in three steps: prepare (is it already there? a loading row
@@ -200,7 +201,7 @@ export async function prepareFile(ctx: IngestContext, given: string, fileIndex: 
   const {size, head} = statRegularFile(given)
   const gzip = isGzipHead(head)
   // By reference the case reads the original where it lies, so the path must outlive this process.
-  const path = keptAs(ctx, gzip) === 'reference' ? stablePath(given) : given
+  const path = keptAs(ctx, gzip) === 'reference' ? stablePath(given) : copiedPath(given)
   const absPath = resolve(path)
   // The file's SHA-256 decides whether it is already in the case. Hashing is a full read, so
   // it is done up front only when a file of the same size is in the case (only then can the
@@ -336,9 +337,6 @@ export async function copyIntoCase(ctx: IngestContext, f: PreparedFile): Promise
   f.copied = true
 }
 
-/** Paths that name a file descriptor of this process (/dev/stdin, /dev/fd/N, /proc/self/fd/N): gone once it exits. */
-const DESCRIPTOR_PATH = /^\/(dev\/(stdin|stdout|stderr|fd(\/|$))|proc\/(self|thread-self|\d+)\/(fd|fdinfo|task\/\d+\/fd)\/)/
-
 /**
  * The path a file kept by reference is recorded under. One that names a file descriptor of this
  * process is resolved to the file it is open on, where that is a regular file with a path of its
@@ -346,21 +344,23 @@ const DESCRIPTOR_PATH = /^\/(dev\/(stdin|stdout|stderr|fd(\/|$))|proc\/(self|thr
  * record a path that means nothing once this process is gone.
  */
 export function stablePath(path: string): string {
-  const abs = resolve(path)
-  if (!DESCRIPTOR_PATH.test(abs)) return path
-  let real: string | null = null
-  try {
-    const candidate = realpathSync(abs)
-    const a = statSync(abs)
-    const b = statSync(candidate)
-    if (!DESCRIPTOR_PATH.test(candidate) && !candidate.startsWith('/proc/') && b.isFile() && a.dev === b.dev && a.ino === b.ino) real = candidate
-  } catch {
-    real = null
-  }
+  if (!namesDescriptor(path)) return path
+  const real = descriptorFile(path)
   if (real === null) {
     throw new InputError(`${path}: names a file descriptor of this process, not a file with a path of its own, so it cannot be kept by reference (the case would read a path that is gone once this command ends): ingest the file by its own path, or with --evidence copy`, 'E_NOT_STABLE')
   }
   return real
+}
+
+/**
+ * The path a copied file is recorded under: a file descriptor of this process (`/dev/stdin <
+ * a.jsonl`) as the regular file it is open on, so that verify re-hashes that original; where it
+ * is open on none (a pipe), the path as given, which verify knows for one it cannot read again
+ * (the case's copy is the evidence). Recorded as given, verify re-hashed whatever the next
+ * process had on its stdin and reported the evidence altered.
+ */
+export function copiedPath(path: string): string {
+  return descriptorFile(path) ?? path
 }
 
 /**
