@@ -29,6 +29,7 @@ import {verifyReferencedFile} from './verify-references.js'
 import {ident, Problems, shown, type VerifyProblem} from './verify-problems.js'
 import {verifyRegistry} from './verify-registry.js'
 import {namesDescriptor} from '../util/descriptor-path.js'
+import {missingCaseTables} from '../store/schema-tables.js'
 import {count} from '../util/plural.js'
 
 export type {VerifyProblem, VerifyProblemKind} from './verify-problems.js'
@@ -123,6 +124,11 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
   // SQLite gives one finding per row, some of several lines: each line is a problem of its own (none printed with a line break escaped).
   const found = databaseProblems(db, result.deep).flatMap((l) => l.split(/\r?\n/)).filter((l) => l.trim() !== '')
   for (const line of found) problems.add('database', db.name, `SQLite's ${result.deep ? 'integrity_check' : 'quick_check'}: ${line}`)
+  // Tables of the case's schema dropped (by hand, or the file damaged): each is a problem, listed; the checks that read
+  // the case's tables cannot run on it. verify failed on the first statement that read one, with the same sentence every
+  // other command gives, which sent the user to verify.
+  const missing = missingCaseTables(db)
+  if (missing.length > 0) return damagedCase(db, result, problems, missing, options.expectHead ?? null)
   const anchor = verifyAudit(db, problems, options.expectHead ?? null)
   result.audit_entries = anchor.entries
   result.audit_head = anchor.head
@@ -316,6 +322,27 @@ export async function verifyCase(db: CaseDb, options: VerifyOptions = {}): Promi
   result.problems = problems.listed
   result.problems_total = problems.total
   result.ok = problems.total === 0
+  return result
+}
+
+/** verify of a case missing tables of its schema: each named, the audit chain checked where it can be, nothing else run. */
+function damagedCase(db: CaseDb, result: VerifyResult, problems: Problems, missing: readonly string[], expectHead: ExpectedHead | null): VerifyResult {
+  for (const table of missing) problems.add('database', db.name, `the case has no table ${table}, which every case of its schema holds: the file was damaged or altered`)
+  try {
+    if (missing.includes('audit_log')) throw new Error('no audit_log')
+    const anchor = verifyAudit(db, problems, expectHead)
+    result.audit_entries = anchor.entries
+    result.audit_head = anchor.head
+    result.anchored = anchor.anchored
+    result.entries_since_anchor = anchor.entries_since_anchor
+    result.not_checked.push(...anchor.notes)
+  } catch {
+    result.not_checked.push('the audit chain not checked: it, or a table it is checked against, is missing')
+  }
+  result.not_checked.push(`nothing else checked (files, evidence blocks, lines, records, sightings, registry, findings): the case is missing ${count(missing.length, 'table')} those checks read; restore the case from a copy, or ingest the original logs into a new case`)
+  result.problems = problems.listed
+  result.problems_total = problems.total
+  result.ok = false
   return result
 }
 

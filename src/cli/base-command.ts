@@ -118,7 +118,7 @@ export abstract class BaseCommand extends Command {
   protected override async catch(caught: Error & {oclif?: {exit?: number}; code?: unknown}): Promise<void> {
     const cases = this.openDbs.filter((db) => !db.readonly).map((db) => db.name)
     const error: Error & {oclif?: {exit?: number}; code?: unknown} =
-      diskFullError(caught, cases) ?? caseWriteError(caught, cases) ?? missingTableError(caught, this.openDbs.map((db) => db.name)) ?? caught
+      diskFullError(caught, cases) ?? caseWriteError(caught, cases) ?? missingTableError(caught, this.openDbs.map((db) => db.name), this.id === 'verify') ?? caught
     const exit = error instanceof CliError ? error.exit : (error.oclif?.exit ?? 1)
     const code = error instanceof CliError ? error.code : exit === 2 ? 'E_USAGE' : typeof error.code === 'string' ? error.code : 'E_FAILED'
     // One line, always: oclif's own parse errors span several ("Parsing --x\n\tExpected ...").
@@ -153,7 +153,12 @@ export abstract class BaseCommand extends Command {
       // the other was storing into (its work then went to a deleted file: lost).
       if (failed && this.createdCases.includes(db.name) && !db.readonly && listAudit(db).length === 0 && listFiles(db).length === 0 && liveIngestClaimant(db) === null) untouched.add(db.name)
       this.onClose.get(db)?.()
-      db.close()
+      // A statement the failure left open (an iterator over a table that was missing) keeps the connection busy, and
+      // close then threw "This database connection is busy executing a query", a second line under the error:
+      // the process ends and SQLite lets go of the file with it.
+      try {
+        db.close()
+      } catch {}
     }
     for (const path of untouched) for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, {force: true})
     return super.finally(error)
@@ -228,11 +233,13 @@ function rawSqliteError(error: Error & {code?: unknown}): boolean {
  * SQLite's "no such table: X" from a case that lacks a table of its schema (every case has every
  * table of its schema: the file was damaged or altered): one line naming the case and the fix.
  */
-export function missingTableError(error: Error & {code?: unknown}, cases: readonly string[]): IntegrityError | null {
+export function missingTableError(error: Error & {code?: unknown}, cases: readonly string[], inVerify = false): IntegrityError | null {
   const m = /^no such table: ([\w.]+)/.exec(error.message ?? '')
   if (!m || !rawSqliteError(error)) return null
   const where = cases.length === 0 ? 'the case' : cases.join(', ')
-  return new IntegrityError(`${where}: the case has no table ${m[1]}, which every case of its schema holds: the file was damaged or altered; crosstalk verify says what else is wrong; restore the case from a copy, or ingest the original logs into a new case`, 'E_DAMAGED_CASE')
+  // verify itself never sends the user back to verify.
+  const next = inVerify ? '' : 'crosstalk verify says what else is wrong; '
+  return new IntegrityError(`${where}: the case has no table ${m[1]}, which every case of its schema holds: the file was damaged or altered; ${next}restore the case from a copy, or ingest the original logs into a new case`, 'E_DAMAGED_CASE')
 }
 
 /**
