@@ -19,7 +19,7 @@ export default class Clock extends BaseCommand {
     'aware-at': Flags.string({description: "Awareness time (ISO with zone); without it, the case incident's. No case needed with it.", helpValue: 'ISO'}),
     now: Flags.string({description: 'Evaluate at this moment instead of the current time (ISO with zone).', helpValue: 'ISO'}),
     tz: Flags.string({description: 'Zone for the local-time rendering (IANA name; default the system zone); the console only: --json is UTC.', helpValue: 'ZONE'}),
-    watch: Flags.boolean({description: 'Redraw a live countdown every second until interrupted (console only: not with --json or --now).'}),
+    watch: Flags.boolean({description: 'Redraw a live countdown every second until interrupted, or until the reader of its output is gone (console only: not with --json or --now).'}),
   }
 
   public async run(): Promise<ClockJson> {
