@@ -76,6 +76,15 @@ export function noLeakAnswer(d: Draft, P: Phrases): Answer & {whole?: true} {
       : {value: P.toComplete(o.detectionIncomplete(d.detection.files_not_scanned)), open: true}
 }
 
+// Field 44 names which end of the window rests on the logs: a start not recorded is the first affected
+// response in the logs; a recorded end is the recorded fact (the logs' last affected response is another
+// time), and an end not recorded is not estimated at all ("end not confirmed").
+export function windowLabel(startedAt: string | null, endedAt: string | null, fr: boolean): string {
+  if (startedAt) return ''
+  if (endedAt) return fr ? ' (début estimé : première réponse concernée dans les journaux ; fin telle qu’enregistrée)' : ' (start estimated: first affected response in the logs; end as recorded)'
+  return fr ? ' (début estimé : première réponse concernée dans les journaux)' : ' (start estimated: first affected response in the logs)'
+}
+
 function answers(d: Draft, P: Phrases) {
   const fr = P.lang === 'fr'
   const known = (value: string | null | undefined, missing: string): Answer => (value && value.trim() ? {value, open: false} : {value: P.toComplete(missing), open: true})
@@ -96,7 +105,7 @@ function answers(d: Draft, P: Phrases) {
   }
   const categories = d.data_categories.map((c) => `${c.label}${c.kind === 'free_text' ? '' : ` (${c.count})`}`)
   const window = d.timeline.first_seen
-    ? `${d.timeline.breach_started_at ?? d.timeline.first_seen} – ${d.timeline.breach_ended_at ?? (fr ? 'fin non confirmée' : 'end not confirmed')}${d.timeline.breach_started_at ? '' : fr ? ' (estimé : première et dernière réponse concernée dans les journaux)' : ' (estimated: first and last affected response in the logs)'}`
+    ? `${d.timeline.breach_started_at ?? d.timeline.first_seen} – ${d.timeline.breach_ended_at ?? (fr ? 'fin non confirmée' : 'end not confirmed')}${windowLabel(d.timeline.breach_started_at, d.timeline.breach_ended_at, fr)}`
     : d.timeline.breach_started_at
       ? `${d.timeline.breach_started_at} – ${d.timeline.breach_ended_at ?? (fr ? 'fin non confirmée' : 'end not confirmed')}`
       : null
@@ -149,7 +158,9 @@ function answers(d: Draft, P: Phrases) {
     estimated: d.timeline.breach_started_at
       ? flagged({value: P.no, open: false}, WINDOW_START_CONTRADICTED, WINDOW_END_CONTRADICTED)
       : d.timeline.first_seen
-        ? {value: fr ? 'oui (première et dernière réponse concernée dans les journaux)' : 'yes (first and last affected response in the logs)', open: false}
+        ? d.timeline.breach_ended_at
+          ? {value: fr ? 'oui pour le début (première réponse concernée dans les journaux) ; la fin est enregistrée' : 'yes for the start (first affected response in the logs); the end is recorded', open: false}
+          : {value: fr ? 'oui (première réponse concernée dans les journaux ; fin non confirmée)' : 'yes (first affected response in the logs; end not confirmed)', open: false}
         : {value: P.toComplete(startItem), open: true},
     start: flagged(known(d.timeline.breach_started_at, startItem), WINDOW_START_CONTRADICTED, AWARE_BEFORE_START, DETECTED_BEFORE_START),
     end: flagged(known(d.timeline.breach_ended_at, o.breachEnd), WINDOW_END_CONTRADICTED),

@@ -238,6 +238,24 @@ describe('buildArticle33 from a hand-built CaseFacts', () => {
     for (const id of ['55', '56', '70-71']) expect(field(id), id).toMatchObject({open: true, value: expect.stringMatching(/detection has not run/)})
   })
 
+  it('field 44 calls only the start estimated from the logs: a recorded end is named as recorded (en, fr)', () => {
+    const field = (d: ReturnType<typeof buildArticle33>, id: string) => d.form_fields.find((x) => x.id === id)!
+    const ended = fixture('2026-10-24T08:00:00.000Z', {breach_ended_at: '2026-10-22T18:00:00.000Z'})
+    const en = buildArticle33(ended)
+    expect(field(en, '44').value).toBe('2026-10-22T10:00:00.000Z – 2026-10-22T18:00:00.000Z (start estimated: first affected response in the logs; end as recorded)')
+    expect(field(en, '44').value).not.toMatch(/first and last/)
+    expect(field(en, '45').value).toMatch(/^yes for the start .*the end is recorded/)
+    const fr = buildArticle33(ended, {language: 'fr'})
+    expect(field(fr, '44').value).toMatch(/début estimé : première réponse concernée dans les journaux ; fin telle qu’enregistrée/)
+    expect(field(fr, '44').value).not.toMatch(/première et dernière/)
+    // neither recorded: one time from the logs and the end not confirmed, not "first and last"
+    const none = buildArticle33(fixture())
+    expect(field(none, '44').value).toBe('2026-10-22T10:00:00.000Z – end not confirmed (start estimated: first affected response in the logs)')
+    // a recorded start: nothing is estimated
+    const started = buildArticle33(fixture('2026-10-24T08:00:00.000Z', {breach_started_at: '2026-10-22T09:00:00.000Z', breach_ended_at: '2026-10-22T18:00:00.000Z'}))
+    expect(field(started, '44').value).toBe('2026-10-22T09:00:00.000Z – 2026-10-22T18:00:00.000Z')
+  })
+
   it('after a whole scan that found nothing, the form says none was found instead of "detection has not run"', () => {
     const f = fixture()
     const none = {responses: 0, by_canary: 0, by_text_only: 0, sessions: 0, source_tenants: 0, recipient_tenants: 0, flows: []}
