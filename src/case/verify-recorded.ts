@@ -64,8 +64,10 @@ function recipientAsGiven(stored: string, given: unknown): string | null {
 }
 
 /** The incident's columns as `incident open` / `incident set` store them from their flags. */
-function incidentColumns(flags: Flags): Map<string, string | number> {
-  const out = new Map<string, string | number>()
+function incidentColumns(flags: Flags): Map<string, string | number | null> {
+  const out = new Map<string, string | number | null>()
+  // `incident set --clear FIELD` withdraws a recorded fact: the column is null again.
+  if (Array.isArray(flags.clear)) for (const f of flags.clear) if (typeof f === 'string') out.set(f.replace(/-/g, '_'), null)
   const title = trimmed(flags.title)
   if (title !== null) out.set('title', title)
   for (const f of INCIDENT_TEXT_FIELDS) {
@@ -100,7 +102,7 @@ export function checkRecordedIncident(db: CaseDb, entries: readonly AuditEntry[]
   }
   // Without the opening's entry (already reported) the fields it set are unknown.
   if (!opened) return
-  const expected = new Map<string, {value: string | number; seq: number}>()
+  const expected = new Map<string, {value: string | number | null; seq: number}>()
   for (const e of entries) {
     if (e.command !== 'incident:open' && e.command !== 'incident:set') continue
     for (const [column, value] of incidentColumns(flagsOf(e))) expected.set(column, {value, seq: e.seq})

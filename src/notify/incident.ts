@@ -192,11 +192,20 @@ export function openIncident(db: CaseDb, options: OpenIncidentOptions): Incident
   return requireIncident(db)
 }
 
-export function updateIncident(db: CaseDb, patch: IncidentPatch, now: Date): IncidentRecord {
+/** The fields `incident set --clear` withdraws (back to not recorded: every draft shows each as an open item again). The title, role and awareness time are not among them: they are never unknown. */
+export const INCIDENT_CLEARABLE_FIELDS = [...INCIDENT_TEXT_FIELDS, ...INCIDENT_TIME_FIELDS, ...(Object.keys(INCIDENT_CHOICE_FIELDS) as IncidentChoiceField[]), ...INCIDENT_INTEGER_FIELDS, NEXT_UPDATE_FIELD] as const
+export type IncidentClearableField = (typeof INCIDENT_CLEARABLE_FIELDS)[number]
+
+export function updateIncident(db: CaseDb, patch: IncidentPatch, now: Date, clear: readonly IncidentClearableField[] = []): IncidentRecord {
   const before = requireIncident(db)
   const valid = validate(patch)
-  checkIncidentTimes('incident set', timesOf(before, valid), now)
-  const columns = toColumns(valid)
+  const both = clear.filter((f) => f in valid)
+  if (both.length > 0) throw new InputError(`incident set: ${both.map((f) => `--${f.replace(/_/g, '-')}`).join(', ')} both set and cleared: give one`)
+  const unknown = clear.filter((f) => !(INCIDENT_CLEARABLE_FIELDS as readonly string[]).includes(f))
+  if (unknown.length > 0) throw new InputError(`incident set: --clear ${unknown[0]}: not a field that can be cleared`)
+  const afterClear = {...before, ...Object.fromEntries(clear.map((f) => [f, null]))}
+  checkIncidentTimes('incident set', timesOf(afterClear, valid), now)
+  const columns: Record<string, string | number | null> = {...toColumns(valid), ...Object.fromEntries(clear.map((f) => [f, null]))}
   if (Object.keys(columns).length === 0) throw new InputError('incident set: nothing to change (give at least one field flag)')
   updateIncidentRow(db, columns, now.toISOString())
   return requireIncident(db)

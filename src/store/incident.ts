@@ -55,7 +55,7 @@ export interface IncidentRow {
 
 const COLUMN = /^[a-z_]+$/
 
-function columnsOf(values: Record<string, string | number>): string[] {
+function columnsOf(values: Record<string, string | number | null>): string[] {
   const names = Object.keys(values)
   for (const n of names) if (!COLUMN.test(n)) throw new Error(`incident: bad column name ${JSON.stringify(n)}`)
   return names
@@ -73,7 +73,7 @@ export function insertIncidentRow(db: CaseDb, values: Record<string, string | nu
   db.prepare(`INSERT INTO incident (id, ${names.join(', ')}) VALUES (1, ${names.map((n) => `@${n}`).join(', ')})`).run(values)
 }
 
-export function updateIncidentRow(db: CaseDb, values: Record<string, string | number>, updatedAt: string): void {
+export function updateIncidentRow(db: CaseDb, values: Record<string, string | number | null>, updatedAt: string): void {
   const names = columnsOf(values)
   db.prepare(`UPDATE incident SET ${names.map((n) => `${n} = @${n}`).join(', ')}, updated_at = @updated_at WHERE id = 1`).run({...values, updated_at: updatedAt})
 }
