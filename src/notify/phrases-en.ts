@@ -356,7 +356,14 @@ export const EN = {
     // Responses whose source provenance does not name are in no flow: the named sources reached
     // the customers of the flows only, and the others are said apart, naming no one.
     const namedRecipients = new Set(e.flows.map((f) => f.recipient_tenant)).size
-    const named = e.sessions > 0 ? ` The data of ${n(e.sessions, 'session')} of ${n(e.source_tenants, 'customer')} reached ${n(namedRecipients, 'receiving customer')}.` : ''
+    // The sentence counts every receiving customer, as the table does: one whose responses all name no source is in no flow, and is counted apart.
+    const unnamedOnly = Math.max(0, e.recipient_tenants - namedRecipients)
+    const they = e.responses === 1 ? 'It' : 'They'
+    const named = e.sessions > 0
+      ? unnamedOnly > 0
+        ? ` ${they} reached ${n(e.recipient_tenants, 'receiving customer')}: the data of ${n(e.sessions, 'session')} of ${n(e.source_tenants, 'customer')} reached ${namedRecipients} of them, and ${unnamedOnly === 1 ? '1 other received' : `${unnamedOnly} others received`} only responses whose source is not named.`
+        : ` The data of ${n(e.sessions, 'session')} of ${n(e.source_tenants, 'customer')} reached ${n(namedRecipients, 'receiving customer')}.`
+      : e.recipient_tenants > 0 ? ` ${they} reached ${n(e.recipient_tenants, 'receiving customer')}.` : ''
     // A marker cut short of the markers of several customers' sessions names no customer either; it is no verbatim text.
     const byMarker = Math.min(e.marker_source_not_named ?? 0, k)
     const byText = k - byMarker
@@ -364,7 +371,9 @@ export const EN = {
     const text = byText > 0 ? ` ${who(byText)} carried verbatim text whose source is not established (the same text in several customers' prompts, or only in answers whose prompts were not logged): no customer is named as ${byText === 1 ? 'its' : 'their'} source.` : ''
     const marker = byMarker > 0 ? ` ${who(byMarker)} held a canary marker cut short, a prefix of the markers of several customers' sessions (the case lists the possible sources): no customer is named as ${byMarker === 1 ? 'its' : 'their'} source.` : ''
     const atLeastSources = low && e.sessions === 0 ? ` The data of ${sessionsText} of ${tenantsText} reached them.` : ''
-    return `${lead}${named}${text}${marker}${atLeastSources}${
+    // A count of all the receiving customers goes after the sentences on the responses ("N of them" is of the responses).
+    const [before, after] = e.sessions > 0 && unnamedOnly === 0 ? [named, ''] : ['', named]
+    return `${lead}${before}${text}${marker}${after}${atLeastSources}${
       first ? ` ${e.responses === 1 ? 'It was' : 'They were'} served between ${first} and ${last} (UTC).` : ''
     }`
   },

@@ -272,7 +272,14 @@ export const FR: Phrases = {
       : ''
     if (k === 0) return `${lead} Les données ${sessionsDe} ${clientsDe} ont atteint ${n(e.recipient_tenants, 'client destinataire', 'clients destinataires')}${first ? ` entre le ${first} et le ${last} (UTC)` : ''}${atLeast ? " par texte reproduit ; ce que portent les jetons en forme de marqueur trouvés dans des réponses, et quand, n'est pas connu" : ''}.${tronque}`
     const destinataires = new Set(e.flows.map((f) => f.recipient_tenant)).size
-    const nommees = e.sessions > 0 ? ` Les données ${de(e.sessions, 'session')} ${de(e.source_tenants, 'client')} ont atteint ${n(destinataires, 'client destinataire', 'clients destinataires')}.` : ''
+    // La phrase compte chaque client destinataire, comme le tableau : celui dont aucune réponse ne nomme de source n'est dans aucun flux, et il est compté à part.
+    const sansSource = Math.max(0, e.recipient_tenants - destinataires)
+    const elles = un(e.responses) ? 'Elle a' : 'Elles ont'
+    const nommees = e.sessions > 0
+      ? sansSource > 0
+        ? ` ${elles} atteint ${n(e.recipient_tenants, 'client destinataire', 'clients destinataires')} : les données ${de(e.sessions, 'session')} ${de(e.source_tenants, 'client')} ont atteint ${destinataires} d'entre eux, et ${un(sansSource) ? "1 autre n'a reçu" : `${sansSource} autres n'ont reçu`} que des réponses dont la source n'est pas nommée.`
+        : ` Les données ${de(e.sessions, 'session')} ${de(e.source_tenants, 'client')} ont atteint ${n(destinataires, 'client destinataire', 'clients destinataires')}.`
+      : e.recipient_tenants > 0 ? ` ${elles} atteint ${n(e.recipient_tenants, 'client destinataire', 'clients destinataires')}.` : ''
     // Un marqueur tronqué, préfixe des marqueurs de sessions de plusieurs clients, ne nomme aucun client non plus : ce n'est pas un texte reproduit.
     const parMarqueur = Math.min(e.marker_source_not_named ?? 0, k)
     const parTexte = k - parMarqueur
@@ -280,7 +287,9 @@ export const FR: Phrases = {
     const texte = parTexte > 0 ? ` ${qui(parTexte)} ${un(parTexte) ? 'contenait' : 'contenaient'} un texte mot pour mot dont la source n'est pas établie (le même texte dans les prompts de plusieurs clients, ou seulement dans des réponses dont les prompts n'ont pas été journalisés) : aucun client n'est désigné comme ${un(parTexte) ? 'sa' : 'leur'} source.` : ''
     const marqueur = parMarqueur > 0 ? ` ${qui(parMarqueur)} ${un(parMarqueur) ? 'contenait' : 'contenaient'} un marqueur canari tronqué, préfixe des marqueurs de sessions de plusieurs clients (le dossier liste les sources possibles) : aucun client n'est désigné comme ${un(parMarqueur) ? 'sa' : 'leur'} source.` : ''
     const auMoins = bas && e.sessions === 0 ? ` Les données ${sessionsDe} ${clientsDe} les ont atteintes.` : ''
-    return `${lead}${nommees}${texte}${marqueur}${auMoins}${
+    // Le compte de tous les clients destinataires vient après les phrases sur les réponses (« N d'entre elles » porte sur les réponses).
+    const [avant, apres] = e.sessions > 0 && sansSource === 0 ? [nommees, ''] : ['', nommees]
+    return `${lead}${avant}${texte}${marqueur}${apres}${auMoins}${
       first ? ` ${un(e.responses) ? 'Elle a été servie' : 'Elles ont été servies'} entre le ${first} et le ${last} (UTC).` : ''
     }`
   },

@@ -74,8 +74,10 @@ describe('drafts with a named source beside one not established', () => {
     const facts = buildFacts(inputs, NOW)
     expect(facts.scope?.exposure).toMatchObject({responses: 2, sessions: 1, source_tenants: 1, recipient_tenants: 2, source_not_named: 1})
     const md = renderArticle33Markdown(buildArticle33(facts, {language: 'en'}))
-    expect(md).toContain('The data of 1 session of 1 customer reached 1 receiving customer. 1 of them carried verbatim text whose source is not established')
-    expect(md).not.toContain('reached 2 receiving customers')
+    // the count of receiving customers is the table's (2), the named source's receiver said apart (QA life 07)
+    expect(md).toContain('1 of them carried verbatim text whose source is not established')
+    expect(md).toContain('They reached 2 receiving customers: the data of 1 session of 1 customer reached 1 of them, and 1 other received only responses whose source is not named.')
+    expect(md).not.toContain('1 customer reached 2 receiving customers')
   })
 })
 
