@@ -175,12 +175,19 @@ export function computeCaseClock(incident: CaseClockInput, notifications: readon
     return {aware_at: aware.toISOString(), deadline: null, remaining_seconds: null, status: 'open', late: false, basis, controllers: [], controllers_known: true, controllers_unknown_because: null, nothing_owed: true}
   }
   // Every controller notified is said only where every controller is known: detection incomplete may find more.
-  const all = controllersKnown && each.length > 0 && each.every((c) => c.notified_at !== null)
-  const lastNotice = all ? new Date(Math.max(...each.map((c) => Date.parse(c.notified_at!)))) : null
+  // With every controller known and none affected now, the notices sent are those owed a correction:
+  // each controller once affected was notified, and the clock is judged by those notices (in time or
+  // late), never OVERDUE with "late: not known" for a notice nobody owes any more.
+  const onlyCorrections = controllersKnown && each.length === 0 && correctionsOwed.length > 0
+  const all = onlyCorrections || (controllersKnown && each.length > 0 && each.every((c) => c.notified_at !== null))
+  const sentAt = onlyCorrections ? correctionsOwed.map((c) => Date.parse(c.notified_at)) : each.map((c) => Date.parse(c.notified_at ?? ''))
+  const lastNotice = all ? new Date(Math.max(...sentAt)) : null
   const whole = computeClock(aware, now, lastNotice, period)
   // Late when any controller is; not late only when each is known not to be (or the deadline,
   // where there is one, has not passed: nobody is late before it). Otherwise not known.
-  const late = each.some((c) => c.late === true) ? true : controllersKnown && each.length > 0 && each.every((c) => c.late === false) ? false : whole.late === false ? false : null
+  const late = onlyCorrections
+    ? whole.late
+    : each.some((c) => c.late === true) ? true : controllersKnown && each.length > 0 && each.every((c) => c.late === false) ? false : whole.late === false ? false : null
   return {
     ...whole, late, basis, controllers: each, controllers_known: controllersKnown, controllers_unknown_because: controllersKnown ? null : unknownBecause,
     ...(!controllersKnown && unknownBecause === 'boilerplate' ? {boilerplate_responses: boilerplateResponses} : {}),

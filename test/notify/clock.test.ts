@@ -72,6 +72,18 @@ describe('a processor\'s late flag says unknown where it cannot be known', () =>
     expect(computeCaseClock(incident, [], new Date('2026-10-23T09:00:00Z'), []).late).toBe(false)
     expect(computeCaseClock(incident, [], new Date('2026-10-25T08:00:00Z'), ['acme']).late).toBe(true)
   })
+  // QA life 03: every controller notified in time, then evidence dropped: none is affected now, each
+  // earlier notice is owed a correction. The clock said OVERDUE with late not known.
+  it('judges the notices sent when none is affected now and corrections are owed: in time, not overdue', () => {
+    const sent = [{phase: 'initial' as const, at: '2026-10-23T12:00:00Z', recipient: 'acme'}, {phase: 'initial' as const, at: '2026-10-23T13:00:00Z', recipient: 'beta'}]
+    const owed = [{tenant_id: 'acme', notified_at: '2026-10-23T12:00:00.000Z'}, {tenant_id: 'beta', notified_at: '2026-10-23T13:00:00.000Z'}]
+    const c = computeCaseClock(incident, sent, new Date('2026-10-25T08:00:00Z'), [], true, 'detection', 0, owed)
+    expect(c).toMatchObject({status: 'notified', late: false, notified_at: '2026-10-23T13:00:00.000Z', controllers_known: true, corrections_owed: owed})
+    // a notice sent after the deadline stays late
+    const lateOwed = [{tenant_id: 'acme', notified_at: '2026-10-24T12:00:00.000Z'}]
+    const l = computeCaseClock(incident, [{phase: 'initial', at: '2026-10-24T12:00:00Z', recipient: 'acme'}], new Date('2026-10-25T08:00:00Z'), [], true, 'detection', 0, lateOwed)
+    expect(l).toMatchObject({status: 'notified', late: true})
+  })
   it('is null with no fixed deadline (without undue delay)', () => {
     const undue = computeCaseClock({...incident, controller_deadline_hours: null}, [{phase: 'initial', at: '2026-10-30T08:00:00Z', recipient: 'acme'}], new Date('2026-11-01T00:00:00Z'), ['acme'])
     expect(undue.late).toBeNull()
