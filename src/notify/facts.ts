@@ -187,6 +187,12 @@ export interface TenantExposure {
   possible_source_sessions: string[]
   /** of how many customers' sessions each such text was a possible source (fewest, most); null where it is none */
   possible_sources_among: {min: number; max: number} | null
+  /** responses served to another customer holding a canary marker cut short of several customers' sessions' markers, this tenant's among them: its data may have reached that customer, not established */
+  possible_marker_source_responses?: number
+  /** its sessions among those markers' possible sources */
+  possible_marker_source_sessions?: string[]
+  /** of how many customers' sessions each such marker may come (fewest, most); null where it is none */
+  possible_marker_sources_among?: {min: number; max: number} | null
   /** responses in the case whose source is ambiguous and whose possible sources were not recorded: whether this tenant is among them is not known */
   possible_sources_not_recorded: number
   /** responses in the case whose source is unknown (only in answers whose prompts were not logged): any customer may be it */
@@ -1262,6 +1268,15 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
   const rows = exposureRows(inputs)
   const rowsOf = indexBySide(rows, wanted)
   const sources = notNamedSources(rows)
+  // A marker cut short of several customers' sessions' markers names none of them: each is a possible source, told so.
+  const markerCandidates = new Map<number, {recipients: Set<string>; candidates: Array<{tenant_id: string; session_id: string}>}>()
+  for (const c of inputs.contamination) {
+    if (c.source_tenant !== null || !c.possible_sources || c.possible_sources.length === 0) continue
+    let m = markerCandidates.get(c.record_id)
+    if (!m) markerCandidates.set(c.record_id, (m = {recipients: new Set(), candidates: []}))
+    m.recipients.add(c.recipient_tenant)
+    m.candidates.push(...c.possible_sources)
+  }
   return tenants.map((t) => {
     // The tenant view reads only the rows with this tenant on a side: the same figures, from its own rows.
     const view = computeTenantView({...inputs, contamination: contaminationOf.get(t) ?? [], provenance: provenanceOf.get(t) ?? []}, {tenant: t})
@@ -1287,6 +1302,8 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
     // Text served to other customers whose recorded possible sources include this tenant's sessions.
     const possible = [...sources.candidates].filter(([, s]) => s.recipients.some((r) => r !== t) && s.candidates.some((c) => c.tenant_id === t))
     const among = possible.map(([, s]) => new Set(s.candidates.map((c) => c.tenant_id)).size)
+    const possibleMarker = [...markerCandidates.values()].filter((m) => [...m.recipients].some((r) => r !== t) && m.candidates.some((c) => c.tenant_id === t))
+    const amongMarker = possibleMarker.map((m) => new Set(m.candidates.map((c) => c.tenant_id)).size)
     return {
       tenant_id: safeId(t),
       leaked_sessions: sorted(out.map((r) => r.source_session)).map(safeLine),
@@ -1321,6 +1338,9 @@ function tenantExposures(inputs: ScopeInputs, tenants: readonly string[]): Tenan
       possible_source_sessions: sorted(possible.flatMap(([, s]) => s.candidates.filter((c) => c.tenant_id === t).map((c) => c.session_id))).map(safeLine),
       possible_sources_among: among.length > 0 ? {min: Math.min(...among), max: Math.max(...among)} : null,
       possible_sources_not_recorded: sources.notRecorded,
+      possible_marker_source_responses: possibleMarker.length,
+      possible_marker_source_sessions: sorted(possibleMarker.flatMap((m) => m.candidates.filter((c) => c.tenant_id === t).map((c) => c.session_id))).map(safeLine),
+      possible_marker_sources_among: amongMarker.length > 0 ? {min: Math.min(...amongMarker), max: Math.max(...amongMarker)} : null,
       source_unknown_responses: sources.unknown,
       at_risk_responses: view.at_risk_responses,
       at_risk_unknown_records: view.at_risk_unknown_records,

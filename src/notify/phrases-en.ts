@@ -730,6 +730,9 @@ export const EN = {
     /** Text whose source is ambiguous, and this controller's sessions among its recorded possible sources. Never names the others. */
     possibleSource: (responses: number, sessions: number, among: {min: number; max: number}) =>
       `${count(responses, 'response')} served to another customer's users carried verbatim text that ${count(sessions, 'session')} of yours also held: your data may be the source of that text. You are one of ${among.min === among.max ? among.min : `${among.min} to ${among.max}`} possible sources (customers whose sessions held the same text); which of them it came from is still open.`,
+    /** A canary marker cut short (a prefix of the markers of several customers' sessions), served to another customer, one of whose possible sources is this controller's session. Never names the others. */
+    possibleMarkerSource: (responses: number, sessions: number, among: {min: number; max: number}) =>
+      `${count(responses, 'response')} served to another customer's users held a canary marker cut short, a prefix of the markers of several customers' sessions, ${count(sessions, 'session')} of yours among them: your data may have reached that customer. You are one of ${among.min === among.max ? among.min : `${among.min} to ${among.max}`} possible sources (customers whose sessions' markers begin alike); which of them it came from cannot be told from the marker.`,
     /** GDPR Art. 33(4): when the next update follows, as recorded (incident set --next-update). */
     nextUpdate: (at: string) => `We will send our next update by ${at} (UTC), with what has been established by then (Art. 33(4)).`,
     /** Markdown: the open items that are the processor's own records, apart from those that follow in phases. */
@@ -745,6 +748,8 @@ export const EN = {
       nextUpdatePassed: (at: string) => `when our next update to you will follow (Art. 33(4)): the date recorded, ${at}, has passed`,
       possibleSourceOf: (responses: number, among: {min: number; max: number}) =>
         `whether your data was the source of the verbatim text served to another customer (${count(responses, 'response')}; you are one of ${among.min === among.max ? among.min : `${among.min} to ${among.max}`} possible sources) is not established; we will tell you once it is`,
+      possibleMarkerSourceOf: (responses: number, among: {min: number; max: number}) =>
+        `whether your data reached another customer in a canary marker cut short (${count(responses, 'response')}; you are one of ${among.min === among.max ? among.min : `${among.min} to ${among.max}`} possible sources) is not established; we will tell you once it is`,
       possibleSourcesNotRecorded: (n: number) =>
         `${count(n, 'response')} in this incident carried verbatim text that several customers' sessions held alike, and ${n === 1 ? 'its' : 'their'} possible sources were not recorded when the case was scanned (a scan by an earlier release, or imported findings): whether your data was among them is not established; we will tell you once it is`,
     },

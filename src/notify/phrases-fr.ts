@@ -559,6 +559,8 @@ export const FR: Phrases = {
       `Les autres clients ne sont désignés dans cette notification que par des libellés (tenant#1, tenant#2, ...). Ces libellés ont été attribués après l'enregistrement de ${earlier.length === 1 ? 'notre notification précédente' : 'nos notifications précédentes'} ${earlier.map((e) => `du ${e.at} (référence ${e.reference})`).join(', ')}, et peuvent différer de ceux ${earlier.length === 1 ? "qu'elle employait" : "qu'elles employaient"} : un libellé peut désigner ici un autre client que le même libellé là-bas, et un même client peut porter un autre libellé.`,
     possibleSource: (responses, sessions, among) =>
       `${compte(responses, 'réponse')} ${un(responses) ? 'servie' : 'servies'} aux utilisateurs d'un autre client ${un(responses) ? 'contenait' : 'contenaient'} un texte mot pour mot que ${compte(sessions, 'session')} des vôtres ${un(sessions) ? 'contenait' : 'contenaient'} aussi : vos données peuvent être la source de ce texte. Vous êtes l'une de ${among.min === among.max ? among.min : `${among.min} à ${among.max}`} sources possibles (les clients dont les sessions contenaient le même texte) ; on ne sait pas encore laquelle en est la source.`,
+    possibleMarkerSource: (responses, sessions, among) =>
+      `${compte(responses, 'réponse')} ${un(responses) ? 'servie' : 'servies'} aux utilisateurs d'un autre client ${un(responses) ? 'contenait' : 'contenaient'} un marqueur canari tronqué, préfixe des marqueurs de sessions de plusieurs clients, dont ${compte(sessions, 'session')} des vôtres : vos données peuvent avoir atteint ce client. Vous êtes l'une de ${among.min === among.max ? among.min : `${among.min} à ${among.max}`} sources possibles (les clients dont les marqueurs des sessions commencent de même) ; le marqueur ne permet pas de dire laquelle en est la source.`,
     nextUpdate: (at) => `Nous vous enverrons notre prochaine mise à jour au plus tard le ${at} (UTC), avec ce qui aura été établi d'ici là (art. 33.4).`,
     beforeSending: 'À consigner avant l\'envoi (nos propres enregistrements ; hors des points transmis de manière échelonnée)',
   open: {
@@ -571,6 +573,8 @@ export const FR: Phrases = {
       nextUpdatePassed: (at) => `la date de notre prochaine mise à jour (art. 33.4) : la date enregistrée, ${at}, est passée`,
       possibleSourceOf: (responses, among) =>
         `si vos données étaient la source du texte mot pour mot servi à un autre client (${compte(responses, 'réponse')} ; vous êtes l'une de ${among.min === among.max ? among.min : `${among.min} à ${among.max}`} sources possibles) n'est pas établi ; nous vous le dirons dès que ce sera le cas`,
+      possibleMarkerSourceOf: (responses, among) =>
+        `si vos données ont atteint un autre client dans un marqueur canari tronqué (${compte(responses, 'réponse')} ; vous êtes l'une de ${among.min === among.max ? among.min : `${among.min} à ${among.max}`} sources possibles) n'est pas établi ; nous vous le dirons dès que ce sera le cas`,
       possibleSourcesNotRecorded: (n) =>
         `${compte(n, 'réponse')} de cet incident ${un(n) ? 'contenait' : 'contenaient'} un texte mot pour mot présent à l'identique dans les sessions de plusieurs clients, et ses sources possibles n'ont pas été enregistrées lors de l'analyse du dossier (analyse par une version antérieure, ou résultats importés) : il n'est pas établi si vos données en faisaient partie ; nous vous le dirons dès que ce sera le cas`,
     },

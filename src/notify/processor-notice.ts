@@ -128,6 +128,12 @@ export const processorNoticeSchema = z.object({
     /** of how many customers it is one possible source (fewest, most over those responses); null where responses is 0 */
     possible_sources: z.object({min: z.number().int(), max: z.number().int()}).nullable(),
     not_recorded: z.number().int(),
+    /** responses to other customers holding a canary marker cut short of several customers' sessions' markers, this customer's among them (its data may have reached them; not established); absent where none */
+    marker_responses: z.number().int().optional(),
+    /** its sessions among those markers' possible sources */
+    marker_sessions: z.array(z.string()).optional(),
+    /** of how many customers' sessions each such marker may come (fewest, most); null where marker_responses is 0 */
+    marker_possible_sources: z.object({min: z.number().int(), max: z.number().int()}).nullable().optional(),
   }),
   /** cross-session exposure within the customer's own tenant (one of its sessions served another of its sessions' data), apart from other customers */
   within_your_own_sessions: z.object({
@@ -354,6 +360,12 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
     happened.push(L.stated('what_happened', N.possibleSource(t.possible_source_responses, t.possible_source_sessions.length, t.possible_sources_among), ['scan.provenance']))
     L.open('investigation', N.open.possibleSourceOf(t.possible_source_responses, t.possible_sources_among), 'Art. 33(2), 33(4)', 'crosstalk provenance')
   }
+  // A canary marker cut short of several customers' sessions' markers served to another customer: each possible source is told, never the others.
+  const markerAmong = t.possible_marker_sources_among ?? null
+  if ((t.possible_marker_source_responses ?? 0) > 0 && markerAmong) {
+    happened.push(L.stated('what_happened', N.possibleMarkerSource(t.possible_marker_source_responses!, t.possible_marker_source_sessions?.length ?? 0, markerAmong), ['scan.sightings']))
+    L.open('investigation', N.open.possibleMarkerSourceOf(t.possible_marker_source_responses!, markerAmong), 'Art. 33(2), 33(4)', 'crosstalk sightings')
+  }
   if (t.possible_sources_not_recorded > 0) L.open('investigation', N.open.possibleSourcesNotRecorded(t.possible_sources_not_recorded), 'Art. 33(2), 33(4)', 'crosstalk scan')
   if (t.source_unknown_responses > 0) L.open('investigation', P.open.possibleSource(t.source_unknown_responses), 'Art. 33(2), 33(4)', 'crosstalk provenance')
   // Deleting what your users received applies where they received something, or where the
@@ -479,6 +491,10 @@ export function buildProcessorNotice(facts: CaseFacts, tenant: string, options: 
       sessions: t.possible_source_sessions,
       possible_sources: t.possible_sources_among,
       not_recorded: t.possible_sources_not_recorded,
+      // present only where such a marker is (an extension: the shape is unchanged elsewhere)
+      ...((t.possible_marker_source_responses ?? 0) > 0
+        ? {marker_responses: t.possible_marker_source_responses!, marker_sessions: t.possible_marker_source_sessions ?? [], marker_possible_sources: t.possible_marker_sources_among ?? null}
+        : {}),
     },
     within_your_own_sessions: {
       responses: t.own_cross_session_responses,

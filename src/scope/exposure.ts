@@ -125,6 +125,8 @@ const fromSighting = (c: ContaminationRow): ExposureRow => ({
   recipient_tenant: c.recipient_tenant,
   recipient_session: c.recipient_session,
   decode_node: c.decode_node,
+  // A marker cut short of several customers' sessions' markers: the customers it may come from (scope-data.ts sets them) are possible sources, as for text.
+  ...(c.source_tenant === null && c.possible_sources ? {possible_sources: c.possible_sources} : {}),
 })
 const fromText = (p: ProvenanceRow): ExposureRow => ({
   record_id: p.record_id,

@@ -1,5 +1,7 @@
 import {examineConflictingDuplicates, type LeakingDuplicate} from '../detect/conflicting-duplicates.js'
 import {detectionCoverage, type DetectionCoverage} from '../detect/coverage.js'
+import {sqliteRegistry} from '../detect/registry.js'
+import {possibleSources} from '../extract/markers.js'
 import {recordTextLoader} from '../evidence/record-texts.js'
 import {UNREAD_REQUEST} from '../extract/parse-record.js'
 import {filesWithNote} from '../store/files.js'
@@ -272,7 +274,16 @@ export function loadExposureInputs(db: CaseDb): Pick<ScopeInputs, 'contamination
   }))
   promptsFromEvidence(db, rows.contamination)
   promptsReadInPart(db, rows.contamination)
+  markerPossibleSources(db, rows.contamination)
   return rows
+}
+
+/** Each sighting of a marker cut short of several customers' markers (no source customer): the sessions it may come from, from the registry. */
+function markerPossibleSources(db: CaseDb, contamination: ContaminationRow[]): void {
+  const cut = contamination.filter((c) => c.source_tenant === null)
+  if (cut.length === 0) return
+  const registry = sqliteRegistry(db)
+  for (const c of cut) c.possible_sources = possibleSources(registry, c.marker).map((p) => ({tenant_id: p.tenant, session_id: p.session}))
 }
 
 /**

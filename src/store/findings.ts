@@ -100,6 +100,11 @@ export interface ContaminationRow {
    * Set by scope (scope-data.ts), not by the query.
    */
   prompt_in_part?: string | 'unknown'
+  /**
+   * A marker cut short of the markers of several customers' sessions (source_tenant null): the
+   * sessions it may come from. Set by scope (scope-data.ts), not by the query; absent elsewhere.
+   */
+  possible_sources?: Array<{tenant_id: string; session_id: string}>
 }
 
 /** Epoch milliseconds of a stored ISO time, in SQL. */

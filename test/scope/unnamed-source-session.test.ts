@@ -138,6 +138,24 @@ describe('a cut-short marker that prefixes markers of two tenants', () => {
     expect(fr).toContain("Le client source d'une réponse n'a pu être désigné")
   })
 
+  // QA life 01: the customers whose sessions' markers the cut-short marker prefixes were never told
+  // their data may have reached another customer (as a possible source of verbatim text is).
+  it("each possible source customer's processor notice says a marker cut short that may be its own reached another customer, naming no other (en, fr, json)", () => {
+    const facts = buildFacts(loadFactsInputs(c.db), NOW)
+    for (const [tenant, session] of [['tA', 's1'], ['tB', 's2']] as const) {
+      const n = buildProcessorNotice(facts, tenant, {language: 'en'})
+      expect(n.possible_source).toMatchObject({marker_responses: 1, marker_sessions: [session], marker_possible_sources: {min: 2, max: 2}})
+      const md = renderProcessorNoticeMarkdown(n)
+      expect(md).toContain("1 response served to another customer's users held a canary marker cut short, a prefix of the markers of several customers' sessions, 1 session of yours among them: your data may have reached that customer. You are one of 2 possible sources")
+      expect(md).toContain('whether your data reached another customer in a canary marker cut short (1 response; you are one of 2 possible sources) is not established')
+      expect(md).not.toContain(tenant === 'tA' ? 'tB' : 'tA')
+      const fr = renderProcessorNoticeMarkdown(buildProcessorNotice(facts, tenant, {language: 'fr'}))
+      expect(fr).toContain('un marqueur canari tronqué, préfixe des marqueurs de sessions de plusieurs clients, dont 1 session des vôtres')
+    }
+    // the recipient is no possible source of what it received
+    expect(buildProcessorNotice(facts, 'tC', {language: 'en'}).possible_source.marker_responses).toBeUndefined()
+  })
+
   it('the HTML case report counts at least 1 session and 1 tenant, and calls the response a cut-short marker, not verbatim text', () => {
     const html = renderCaseReportHtml(gatherCaseReport(c.db, {now: NOW, toolVersion: 'test', showMarker: (m) => m, markersShown: false}))
     const text = html.replace(/<(style|script)[\s\S]*?<\/\1>/g, '').replace(/<[^>]+>/g, ' ').replace(/&#39;/g, "'").replace(/\s+/g, ' ')
