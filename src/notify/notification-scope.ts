@@ -24,6 +24,9 @@ export function notificationScopeOf(facts: CaseFacts, scan: {finished_at: string
     responses: s.exposure.responses,
     sessions: s.exposure.sessions,
     source_tenants: s.exposure.source_tenants,
+    // A marker cut short naming none of several sessions (customers): "at least", kept with the notification.
+    ...((s.exposure.sessions_low ?? 0) > s.exposure.sessions ? {sessions_low: s.exposure.sessions_low} : {}),
+    ...((s.exposure.source_tenants_low ?? 0) > s.exposure.source_tenants ? {source_tenants_low: s.exposure.source_tenants_low} : {}),
     recipient_tenants: s.exposure.recipient_tenants,
     controllers: affectedTenants(facts).length,
     data_subjects: {low: s.data_subjects.low, high: s.data_subjects.high},

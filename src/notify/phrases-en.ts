@@ -61,9 +61,16 @@ function notifiedScope(n: NotifiedOf, oneController = false): string {
   const num = (x: number | null): string => (x === null ? 'an unknown number' : scope.detection_complete ? String(x) : `at least ${x}`)
   const range = (r: {low: number; high: number | null} | null): string => (r === null ? 'not known' : r.high === null ? `at least ${r.low}` : r.high === r.low ? String(r.low) : `${r.low} to ${r.high}`)
   const window = scope.first_seen && scope.last_seen ? `, between ${scope.first_seen} and ${scope.last_seen}` : ''
-  const figures = `${num(scope.responses)} ${scope.responses === 1 ? 'response' : 'responses'} carrying another session's data, from ${num(scope.sessions)} ${scope.sessions === 1 ? 'session' : 'sessions'} of ${num(scope.source_tenants)} ${scope.source_tenants === 1 ? 'customer' : 'customers'}, received by ${num(scope.recipient_tenants)}; ${num(scope.controllers)} ${scope.controllers === 1 ? 'customer (controller)' : 'customers (controllers)'} concerned; data subjects: ${range(scope.data_subjects)}; records: ${range(scope.records)}${window}.${scope.detection_complete ? '' : ' Detection did not cover the whole case then: each figure was a lower bound.'}`
+  const sessions = boundedCount(scope.sessions, scope.sessions_low)
+  const tenants = boundedCount(scope.source_tenants, scope.source_tenants_low)
+  const figures = `${num(scope.responses)} ${scope.responses === 1 ? 'response' : 'responses'} carrying another session's data, from ${sessions.low ? `at least ${sessions.n}` : num(sessions.n)} ${sessions.n === 1 ? 'session' : 'sessions'} of ${tenants.low ? `at least ${tenants.n}` : num(tenants.n)} ${tenants.n === 1 ? 'customer' : 'customers'}, received by ${num(scope.recipient_tenants)}; ${num(scope.controllers)} ${scope.controllers === 1 ? 'customer (controller)' : 'customers (controllers)'} concerned; data subjects: ${range(scope.data_subjects)}; records: ${range(scope.records)}${window}.${scope.detection_complete ? '' : ' Detection did not cover the whole case then: each figure was a lower bound.'}`
   if (after) return ` What it was based on is not recorded: it was recorded in this case on ${n.recorded_at ?? 'a later date'}, with the scope of the scan then current (${scanOf(scope.scan!)}), which finished after it was sent: ${figures}`
   return ` It was based on the scope as found then${scope.scan ? ` (${scanOf(scope.scan)})` : ''}: ${figures}`
+}
+
+/** A stored count with the lower bound kept beside it (a marker cut short naming none of several): the bound where it is above the named count, said "at least". */
+export function boundedCount(named: number | null, low: number | null | undefined): {n: number | null; low: boolean} {
+  return low !== null && low !== undefined && named !== null && low > named ? {n: low, low: true} : {n: named, low: false}
 }
 
 /** A follow-up notice to one controller: what the notice it follows rested on, by scan only (the stored figures are the whole case's, never another customer's to read). */
@@ -85,7 +92,8 @@ function notifiedScopeShort(n: NotifiedOf): string {
   if (!scope.known) return ' (scope then: not known)'
   const num = (x: number | null): string => (x === null ? '?' : scope.detection_complete ? String(x) : `at least ${x}`)
   const plural = (x: number | null, word: string): string => `${num(x)} ${x === 1 ? word : `${word}s`}`
-  const figures = `${plural(scope.responses, 'response')}, ${plural(scope.sessions, 'session')}, ${plural(scope.controllers, 'customer')} concerned${scope.first_seen && scope.last_seen ? `, ${scope.first_seen} to ${scope.last_seen}` : ''}`
+  const sessions = boundedCount(scope.sessions, scope.sessions_low)
+  const figures = `${plural(scope.responses, 'response')}, ${sessions.low ? `at least ${sessions.n} ${sessions.n === 1 ? 'session' : 'sessions'}` : plural(sessions.n, 'session')}, ${plural(scope.controllers, 'customer')} concerned${scope.first_seen && scope.last_seen ? `, ${scope.first_seen} to ${scope.last_seen}` : ''}`
   return scopeAfterSent(n) ? ` (scope then: not recorded; recorded on ${n.recorded_at ?? 'a later date'} from a scan finished after it was sent: ${figures})` : ` (scope then: ${figures})`
 }
 

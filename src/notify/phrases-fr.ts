@@ -1,6 +1,6 @@
 import type {AssessmentRecord} from './assessment-store.js'
 import type {ReplayTargetFacts} from './facts.js'
-import {namedFew, replayTargetPlace, scopeAfterSent, type ExposureSide, type NotifiedOf, type NotScanned, type Phrases} from './phrases-en.js'
+import {boundedCount, namedFew, replayTargetPlace, scopeAfterSent, type ExposureSide, type NotifiedOf, type NotScanned, type Phrases} from './phrases-en.js'
 import type {Exposure} from '../scope/exposure.js'
 import type {MarkersStaleCause} from '../scope/unscanned.js'
 import {compte, frSingular as un} from '../util/plural.js'
@@ -28,7 +28,9 @@ function notifiedScope(nt: NotifiedOf, oneController = false): string {
   const n = (x: number | null): string => (x === null ? 'un nombre inconnu de' : scope.detection_complete ? String(x) : `au moins ${x}`)
   const range = (r: {low: number; high: number | null} | null): string => (r === null ? 'non connu' : r.high === null ? `au moins ${r.low}` : r.high === r.low ? String(r.low) : `${r.low} à ${r.high}`)
   const window = scope.first_seen && scope.last_seen ? `, entre le ${scope.first_seen} et le ${scope.last_seen}` : ''
-  const figures = `${n(scope.responses)} réponse(s) portant les données d'une autre session, issues de ${n(scope.sessions)} session(s) de ${n(scope.source_tenants)} client(s), reçues par ${n(scope.recipient_tenants)} client(s) ; ${n(scope.controllers)} client(s) (responsables de traitement) concerné(s) ; personnes concernées : ${range(scope.data_subjects)} ; enregistrements : ${range(scope.records)}${window}.${scope.detection_complete ? '' : " L'analyse ne couvrait pas alors tout le dossier : chaque chiffre était un minimum."}`
+  const sessions = boundedCount(scope.sessions, scope.sessions_low)
+  const clients = boundedCount(scope.source_tenants, scope.source_tenants_low)
+  const figures = `${n(scope.responses)} réponse(s) portant les données d'une autre session, issues ${sessions.low ? `d'au moins ${sessions.n}` : `de ${n(sessions.n)}`} session(s) ${clients.low ? `d'au moins ${clients.n}` : `de ${n(clients.n)}`} client(s), reçues par ${n(scope.recipient_tenants)} client(s) ; ${n(scope.controllers)} client(s) (responsables de traitement) concerné(s) ; personnes concernées : ${range(scope.data_subjects)} ; enregistrements : ${range(scope.records)}${window}.${scope.detection_complete ? '' : " L'analyse ne couvrait pas alors tout le dossier : chaque chiffre était un minimum."}`
   if (after) return ` Ce sur quoi elle reposait n'est pas enregistré : elle a été enregistrée dans ce dossier le ${nt.recorded_at ?? 'une date ultérieure'}, avec le périmètre de l'analyse alors en vigueur (${scanOf(scope.scan!)}), terminée après son envoi : ${figures}`
   return ` Elle reposait sur le périmètre connu alors${scope.scan ? ` (${scanOf(scope.scan)})` : ''} : ${figures}`
 }
@@ -49,7 +51,8 @@ function notifiedScopeShort(nt: NotifiedOf): string {
   if (scope === null) return ' (périmètre alors : non enregistré)'
   if (!scope.known) return ' (périmètre alors : non connu)'
   const n = (x: number | null): string => (x === null ? '?' : scope.detection_complete ? String(x) : `au moins ${x}`)
-  const figures = `${n(scope.responses)} réponses, ${n(scope.sessions)} sessions, ${n(scope.controllers)} clients concernés${scope.first_seen && scope.last_seen ? `, du ${scope.first_seen} au ${scope.last_seen}` : ''}`
+  const sessions = boundedCount(scope.sessions, scope.sessions_low)
+  const figures = `${n(scope.responses)} réponses, ${sessions.low ? `au moins ${sessions.n}` : n(sessions.n)} sessions, ${n(scope.controllers)} clients concernés${scope.first_seen && scope.last_seen ? `, du ${scope.first_seen} au ${scope.last_seen}` : ''}`
   return scopeAfterSent(nt) ? ` (périmètre alors : non enregistré ; enregistré le ${nt.recorded_at ?? 'une date ultérieure'} d'après une analyse terminée après son envoi : ${figures})` : ` (périmètre alors : ${figures})`
 }
 

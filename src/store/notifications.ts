@@ -38,6 +38,9 @@ export interface NotificationScope {
   sessions: number | null
   /** customers (tenants) whose data reached another session */
   source_tenants: number | null
+  /** at least this many sessions and customers, where a marker cut short named none of several (migration 025); null or absent: the counts above were the whole, or the bound was not kept then */
+  sessions_low?: number | null
+  source_tenants_low?: number | null
   /** customers whose users received another session's data */
   recipient_tenants: number | null
   /** customers (controllers) concerned: those a processor notifies */
@@ -59,6 +62,8 @@ interface NotificationScopeRow {
   source_tenants: number | null
   recipient_tenants: number | null
   controllers: number | null
+  sessions_low?: number | null
+  source_tenants_low?: number | null
   data_subjects_low: number | null
   data_subjects_high: number | null
   records_low: number | null
@@ -102,12 +107,12 @@ export function listNotificationRows(db: CaseDb): NotificationRow[] {
 export function insertNotificationScope(db: CaseDb, notificationId: number, s: NotificationScope): void {
   db.prepare(
     `INSERT INTO notification_scopes (notification_id, known, detection_complete, responses, sessions, source_tenants, recipient_tenants, controllers,
-       data_subjects_low, data_subjects_high, records_low, records_high, first_seen, last_seen, scan_finished_at, sighting_rules, extract_scheme)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       data_subjects_low, data_subjects_high, records_low, records_high, first_seen, last_seen, scan_finished_at, sighting_rules, extract_scheme, sessions_low, source_tenants_low)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     notificationId, s.known ? 1 : 0, s.detection_complete ? 1 : 0, s.responses, s.sessions, s.source_tenants, s.recipient_tenants, s.controllers,
     s.data_subjects?.low ?? null, s.data_subjects?.high ?? null, s.records?.low ?? null, s.records?.high ?? null, s.first_seen, s.last_seen,
-    s.scan?.finished_at ?? null, s.scan?.sighting_rules ?? null, s.scan?.extract_scheme ?? null,
+    s.scan?.finished_at ?? null, s.scan?.sighting_rules ?? null, s.scan?.extract_scheme ?? null, s.sessions_low ?? null, s.source_tenants_low ?? null,
   )
 }
 
@@ -123,6 +128,8 @@ export function notificationScopes(db: CaseDb): Map<number, NotificationScope> {
         responses: r.responses,
         sessions: r.sessions,
         source_tenants: r.source_tenants,
+        ...(r.sessions_low !== null && r.sessions_low !== undefined ? {sessions_low: r.sessions_low} : {}),
+        ...(r.source_tenants_low !== null && r.source_tenants_low !== undefined ? {source_tenants_low: r.source_tenants_low} : {}),
         recipient_tenants: r.recipient_tenants,
         controllers: r.controllers,
         data_subjects: r.data_subjects_low === null ? null : {low: r.data_subjects_low, high: r.data_subjects_high},

@@ -4,7 +4,9 @@ import {scanCase} from '../../src/detect/scan-case.js'
 import {buildArticle33} from '../../src/notify/article33.js'
 import {planAssessment} from '../../src/notify/assess.js'
 import {buildFacts, loadFactsInputs} from '../../src/notify/facts.js'
-import {openIncident} from '../../src/notify/incident.js'
+import {getIncident, openIncident} from '../../src/notify/incident.js'
+import {notificationScopeNow} from '../../src/notify/notification-scope.js'
+import {recordNotification} from '../../src/notify/notifications.js'
 import {buildProcessorNotice} from '../../src/notify/processor-notice.js'
 import {buildRegisterEntry} from '../../src/notify/register.js'
 import {gatherCaseReport} from '../../src/notify/case-report-data.js'
@@ -88,6 +90,22 @@ describe('a cut-short marker whose source session is not named (two sessions of 
     const register = renderRegisterMarkdown(buildRegisterEntry(facts, {language: 'en'}))
     expect(register).not.toMatch(/data of 0 sessions/i)
     expect(register).toContain('The data of at least 1 session of 1 customer')
+  })
+
+  it('a notification recorded then is restated later as it was given, "at least 1 session", in the Article 33 draft and the register (en, fr)', async () => {
+    const n = await build()
+    try {
+      const now = new Date('2026-11-02T11:00:00Z')
+      recordNotification(n.db, getIncident(n.db)!, {phase: 'initial', at: new Date('2026-11-02T10:30:00Z'), reference: 'SA-1', now, scope: notificationScopeNow(n.db, now)})
+      const facts = buildFacts(loadFactsInputs(n.db), NOW)
+      const statement = buildArticle33(facts, {language: 'en'}).notification_statements.join('\n')
+      expect(statement).toContain('from at least 1 session of 1 customer')
+      expect(statement).not.toMatch(/from 0 sessions/)
+      expect(buildRegisterEntry(facts, {language: 'en'}).notification_references).toMatch(/scope then: 1 response, at least 1 session,/)
+      expect(buildArticle33(facts, {language: 'fr'}).notification_statements.join('\n')).toContain("issues d'au moins 1 session(s) de 1 client(s)")
+    } finally {
+      n.close()
+    }
   })
 
   it('the notice to the source customer says at least one of its sessions, never 0 or "none"', async () => {

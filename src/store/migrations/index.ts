@@ -23,6 +23,7 @@ import {up as filesBySize} from './021-files-by-size.js'
 import {up as tenantLabels} from './022-tenant-labels.js'
 import {up as notificationScopes} from './023-notification-scopes.js'
 import {up as recipientKind} from './024-recipient-kind.js'
+import {up as notificationScopeBounds} from './025-notification-scope-bounds.js'
 
 export interface Migration {
   version: number
@@ -58,4 +59,5 @@ export const MIGRATIONS: readonly Migration[] = [
   {version: 22, name: 'tenant-labels', up: tenantLabels},
   {version: 23, name: 'notification-scopes', up: notificationScopes},
   {version: 24, name: 'recipient-kind', up: recipientKind},
+  {version: 25, name: 'notification-scope-bounds', up: notificationScopeBounds},
 ]
