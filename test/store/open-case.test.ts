@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import {chmodSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {CASE_APPLICATION_ID, LATEST_SCHEMA, openCase, openFailure} from '../../src/store/open-case.js'
@@ -18,6 +18,38 @@ describe('openCase', () => {
       expect(getSettings(db)).toMatchObject({registry_version: 0, pool_tokens: null, case_id: expect.stringMatching(/^[0-9a-f]{32}$/)})
     } finally {
       db.close()
+    }
+  })
+
+  it('has a new case in its database file, not only in its log, when it returns (made without a sync per step, synced once made)', () => {
+    const dir = tempDir()
+    const path = join(dir, 'new.db')
+    const db = openCase(path, {create: true})
+    try {
+      // The file alone, without its -wal: SQLite deletes the log of a database file that reads as
+      // empty, so a case whose schema was only in the log could lose every later commit to a crash.
+      const alone = join(dir, 'alone.db')
+      copyFileSync(path, alone)
+      const copy = new Database(alone, {readonly: true})
+      try {
+        expect(copy.pragma('user_version', {simple: true})).toBe(LATEST_SCHEMA)
+        expect(copy.pragma('application_id', {simple: true})).toBe(CASE_APPLICATION_ID)
+        expect((copy.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as {n: number}).n).toBeGreaterThan(10)
+      } finally {
+        copy.close()
+      }
+      expect(db.pragma('journal_mode', {simple: true})).toBe('wal')
+    } finally {
+      db.close()
+    }
+    // Every later write syncs as in a case opened again.
+    const again = openCase(path)
+    const made = openCase(join(dir, 'other.db'), {create: true})
+    try {
+      expect(made.pragma('synchronous', {simple: true})).toBe(again.pragma('synchronous', {simple: true}))
+    } finally {
+      made.close()
+      again.close()
     }
   })
 
