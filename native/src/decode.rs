@@ -1304,7 +1304,7 @@ fn sse<'r, F: Form>(lines: impl Iterator<Item = &'r str>, full: bool) -> Option<
     // Choices in index order (a stable sort of the insertion order, as Array.prototype.sort is).
     content.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
     // Each choice's channels one per line, as a message's texts are (decodeSse).
-    let choices = content.into_iter().map(|(_, channels)| channels.into_iter().filter(|c| !c.is_empty()).collect::<Vec<_>>().join("\n"));
+    let choices = content.into_iter().map(|(_, channels)| joined(channels));
     let mut texts = choices.chain(tools.into_iter().map(|(_, s)| s));
     // One text (the usual stream: one choice, no tool call) is the text itself, not a copy.
     let mut text = texts.next().unwrap_or_default();
@@ -1391,6 +1391,18 @@ type Channels = [String; 3];
 const REASONING: usize = 0;
 const CONTENT: usize = 1;
 const REFUSAL: usize = 2;
+
+/// A choice's channels that are not empty, one per line: the one text itself where there is one
+/// (the usual stream), not a copy of it.
+fn joined(channels: Channels) -> String {
+    let mut parts = channels.into_iter().filter(|c| !c.is_empty());
+    let mut text = parts.next().unwrap_or_default();
+    for part in parts {
+        text.push('\n');
+        text.push_str(&part);
+    }
+    text
+}
 
 /// Appends a piece of a choice's text to that choice's channel, the choice first given an entry by a piece that is not empty.
 fn append(content: &mut Vec<(f64, Channels)>, index: f64, channel: usize, piece: &str) {

@@ -469,7 +469,7 @@ impl QuickExtractor {
         // The run may start after a line break that follows the hyphen (prefix_end).
         let mut tokens = Vec::new();
         let mut from = 0;
-        while let Some(i) = memchr::memmem::find(&b[from..], b"CANARY-") {
+        while let Some(i) = CANARY_HYPHEN.find(&b[from..]) {
             let start = from + i;
             let hex = prefix_end(b, start);
             let (end, digits) = run_end(b, hex);
@@ -508,7 +508,7 @@ impl QuickExtractor {
         }
         all.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         let mut spans: Vec<(usize, usize)> = all.iter().map(|&(end, len, _)| (end - len, end)).collect();
-        for at in memchr::memmem::find_iter(b, b"CANARY-") {
+        for at in CANARY_HYPHEN.find_iter(b) {
             let hex = prefix_end(b, at);
             spans.push((at, run_end(b, hex).0));
         }
@@ -566,7 +566,7 @@ impl QuickExtractor {
 /// alone, a hash or an id a user pasted, are not the marker and count for nothing.
 fn hex_after_prefix(prompt: &[u8], hex: &[u8]) -> (u32, u32) {
     let (mut prefix, mut whole) = (0, 0);
-    for at in memchr::memmem::find_iter(prompt, b"CANARY-") {
+    for at in CANARY_HYPHEN.find_iter(prompt) {
         if whole == hex.len() {
             break;
         }
@@ -590,6 +590,13 @@ fn hex_after_prefix(prompt: &[u8], hex: &[u8]) -> (u32, u32) {
     (prefix as u32, whole as u32)
 }
 
+/// The searchers of the texts looked for in every response, built once: `memmem::find` builds
+/// one per call (its setup was about 1.5% of the extractor's time, perf).
+static CANARY: std::sync::LazyLock<memchr::memmem::Finder<'static>> = std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"CANARY"));
+static CANARY_HYPHEN: std::sync::LazyLock<memchr::memmem::Finder<'static>> = std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"CANARY-"));
+/// The first two bytes of the full-width letters' UTF-8 (U+FF01 to U+FF3F).
+static FULL_WIDTH: std::sync::LazyLock<memchr::memmem::Finder<'static>> = std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\xef\xbc"));
+
 /// Whether a text may hold a marker as markerTokens (markers.ts) folds them: `CANARY` (with any
 /// hyphen after it, a look-alike or none), or a full-width form of one of its letters (U+FF21 A,
 /// U+FF23 C, U+FF2E N, U+FF32 R, U+FF39 Y: UTF-8 EF BC A1/A3/AE/B2/B9). SIMD searches both, so a
@@ -600,7 +607,7 @@ fn hex_after_prefix(prompt: &[u8], hex: &[u8]) -> (u32, u32) {
 /// percent-encoded hyphen inside it, which TypeScript reads (may_hold_encoded). Each keeps the
 /// word `CANARY` as written, so this finds every one of them.
 fn may_hold_marker(b: &[u8]) -> bool {
-    memchr::memmem::find(b, b"CANARY").is_some() || memchr::memmem::find_iter(b, b"\xef\xbc").any(|i| matches!(b.get(i + 2), Some(0xa1 | 0xa3 | 0xae | 0xb2 | 0xb9)))
+    CANARY.find(b).is_some() || FULL_WIDTH.find_iter(b).any(|i| matches!(b.get(i + 2), Some(0xa1 | 0xa3 | 0xae | 0xb2 | 0xb9)))
 }
 
 /// Where the hex digits of the `CANARY-` at `at` start in an ASCII text: after the hyphen, and
@@ -655,7 +662,7 @@ fn run_end(b: &[u8], hex: usize) -> (usize, usize) {
 /// `CANARY`, a `\`, `&` or `%` where the hyphen stands, or a `\` or `&` where the digits after the
 /// hyphen stop, read over every line break as the echo check reads a prompt's (hex_after_prefix).
 fn may_hold_encoded(b: &[u8]) -> bool {
-    memchr::memmem::find_iter(b, b"CANARY").any(|at| match b.get(at + 6) {
+    CANARY.find_iter(b).any(|at| match b.get(at + 6) {
         Some(b'\\' | b'&' | b'%') => true,
         Some(b'-') => {
             let mut i = prefix_end(b, at);

@@ -757,6 +757,35 @@ describe.skipIf(!addon.native)('native quick extractor, against the TypeScript o
     expect(quick.firstBad).toEqual({line: 1, reason: expect.stringMatching(/^duplicate key "response"/)})
   })
 
+  it('finds a key given twice in an object of any size: the first sixteen keys compared in place, the rest in a set (value.rs KeysSeen)', () => {
+    const base = '"ts":"2026-11-02T06:00:00Z","request_id":"r","tenant_id":"t","session_id":"s"'
+    // n distinct keys k0..k(n-1), and where asked, key i given again after key j (so at position j + 1).
+    const members = (n: number, again?: [i: number, j: number]): string => {
+      const keys = Array.from({length: n}, (_, k) => `"k${k}":${k}`)
+      if (again) keys.splice(again[1] + 1, 0, `"k${again[0]}":0`)
+      return keys.join(',')
+    }
+    const chunk = (m: string): string => JSON.stringify(`data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"x"}}],"usage":{${m}}}\n\ndata: [DONE]\n\n`)
+    // Each object where the extractor compares its keys: the line's own, one it skips (metadata),
+    // a response's usage (walked apart), and a stream event's.
+    const at = (m: string): string[] => [
+      `{${base},${m},"response":"clean"}`,
+      `{${base},"metadata":{${m}},"response":"clean"}`,
+      `{${base},"response":{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"CANARY-0123456789abcdef"}}],"usage":{${m}}}}`,
+      `{${base},"response":${chunk(m)}}`,
+    ]
+    // Around the sixteenth key: a repeat of the last key kept in place, of one past it, one met
+    // when the set is made (the seventeenth key), and the keys of a large object.
+    const repeats: [number, [number, number]][] = [[15, [0, 14]], [16, [15, 15]], [16, [0, 15]], [17, [16, 16]], [17, [15, 16]], [17, [0, 16]], [18, [16, 17]], [18, [17, 17]], [40, [3, 39]], [40, [20, 30]]]
+    const twice = repeats.flatMap(([n, again]) => at(members(n, again)))
+    const once = [15, 16, 17, 18, 40].flatMap((n) => at(members(n)))
+    const bytes = new Uint8Array(Buffer.from([...twice, ...once].join('\n')))
+    expect(claims(bytes, set)).toEqual({left: twice.length, blank: 0, record: once.length})
+    const quick = same(taskOf(bytes), set)
+    expect(quick.bad).toBe(twice.length)
+    expect(quick.marked.length).toBe(5)
+  })
+
   it('gives the TypeScript extractor\'s tokens and echo facts on random text with marker look-alikes, claiming the ASCII records', () => {
     const overlapping = new UnconventionalSet(OVERLAPPING)
     let marked = 0
