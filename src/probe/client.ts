@@ -54,7 +54,9 @@ export interface GenerateResult {
    * The whole body as received (its charset and Content-Encoding decoded), whatever its shape:
    * searched for markers beside `text` (receivedText), since a marker can sit where no answer
    * shape puts text (an HTML error page, a plain-text 500, a member no completion has, a key
-   * given twice). Never printed or stored. Empty when no body came back (hung, reset, not sent).
+   * given twice). Never printed or stored. It holds every attempt's body (a 429 or 503 retried
+   * delivered its body too), and what a response that then stalled, reset or overran the byte cap
+   * had delivered (`text` is then what those bytes read as). Empty when no body came back.
    */
   body: string
   /**
@@ -416,15 +418,27 @@ export class ServingClient {
 
     const retries = this.options.retries ?? 3
     const sleep = this.options.sleep ?? defaultSleep
+    // The bodies of earlier attempts (a 429 or 503 that was retried): the client received them, so
+    // they are searched with the last one's (a stale output quoted in an overload page is a leak).
+    const earlier: string[] = []
+    const withEarlier = (body: string): string => [...earlier, body].filter((b) => b !== '').join('\n')
     for (let attempts = 1; ; attempts++) {
       const attempt = await this.attempt('POST', path, deadline, requestBody(request))
       const stop = this.stopper(name, attempt)
       if (stop) {
         this.trip(stop.request, stop.outcome, stop.error, stop.httpStatus)
-        return done({...base, outcome: stop.outcome, httpStatus: stop.httpStatus, error: stop.error}, attempts)
+        // A response that stalled, reset or overran the cap after delivering bytes: those bytes
+        // reached the client and are searched (receivedText). The answer was not read whole.
+        const partial = attempt.kind === 'failed' ? attempt.failure.partial : null
+        if (partial !== null) {
+          const text = partialText(partial)
+          return done({...base, outcome: stop.outcome, httpStatus: partial.status, error: stop.error, text, body: withEarlier(partial.body), incomplete: `the response stopped before its end (${stop.error})`}, attempts)
+        }
+        return done({...base, outcome: stop.outcome, httpStatus: stop.httpStatus, error: stop.error, body: withEarlier('')}, attempts)
       }
-      if (attempt.kind === 'failed') return done({...base, outcome: 'error', error: 'interrupted'}, attempts)
-      const {status, headers, body} = attempt.response
+      if (attempt.kind === 'failed') return done({...base, outcome: 'error', error: 'interrupted', body: withEarlier(attempt.failure.partial?.body ?? '')}, attempts)
+      const {status, headers, body: last} = attempt.response
+      const body = withEarlier(last)
       if (status === 429 || status === 503) {
         // Overloaded. Retry while the wait fits what is left of the timeout; a Retry-After past
         // it (a server saying "10 s" to a 5 s probe) ends the request instead of stretching it.
@@ -432,6 +446,7 @@ export class ServingClient {
         const wait = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : (this.options.backoffMs ?? 250) * 2 ** (attempts - 1)
         const left = deadline - Date.now()
         if (attempts <= retries && wait < left && !this.options.signal?.aborted) {
+          earlier.push(last)
           await sleep(wait)
           continue
         }
@@ -446,17 +461,32 @@ export class ServingClient {
         return done({...base, outcome: 'error', httpStatus: status, error: why, body}, attempts)
       }
       if (isAuthStatus(status)) {
-        const why = authWhy(status, body, this.options.apiKey !== undefined)
+        const why = authWhy(status, last, this.options.apiKey !== undefined)
         this.trip(name, 'error', why, status)
         return done({...base, outcome: 'error', httpStatus: status, error: why, body}, attempts)
       }
       try {
-        return done({...interpret(status, headers['content-type'], body, attempt.response.sawDone, attempt.response.undecoded ?? null), body}, attempts)
+        return done({...interpret(status, headers['content-type'], last, attempt.response.sawDone, attempt.response.undecoded ?? null), body}, attempts)
       } catch (error) {
         if (!(error instanceof DuplicateKeyError)) throw error
-        return done({...duplicateKeyAnswer(status, body, error.path), body}, attempts)
+        return done({...duplicateKeyAnswer(status, last, error.path), body}, attempts)
       }
     }
+  }
+}
+
+/**
+ * The text a response read before it failed carried (a stream's deltas reassembled, a JSON body's
+ * text): read as a whole answer's is. Empty where it reads as none (the whole body is searched
+ * all the same).
+ */
+function partialText(partial: ExchangeResponse): string {
+  try {
+    const isStream = (String(partial.headers['content-type'] ?? '')).includes('text/event-stream') || looksLikeSse(partial.body) === true
+    return answerText(partial.body, isStream)
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) return ''
+    throw error
   }
 }
 

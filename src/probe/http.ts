@@ -20,6 +20,12 @@ export class ExchangeFailure extends Error {
     message: string,
     /** A network error code (ECONNRESET, HPE_INVALID_CONSTANT, ...) or one of ours (E_TOO_LARGE). */
     readonly code: string | null = null,
+    /**
+     * What the response delivered before it failed (a stream that stalled, a socket reset, a body
+     * cut at the byte cap): its status, headers and the bytes read, decoded as a whole body would
+     * be. Null when no response had begun. The client received those bytes: they are searched.
+     */
+    readonly partial: ExchangeResponse | null = null,
   ) {
     super(message)
     this.name = 'ExchangeFailure'
@@ -78,14 +84,16 @@ export function exchange(req: ExchangeRequest): Promise<ExchangeResponse> {
       if (error) reject(error)
       else resolve(value!)
     }
+    // The bytes a response delivered before it failed (set once the response begins).
+    let received: () => ExchangeResponse | null = () => null
     const timer = setTimeout(() => {
       // The message names the phase; the caller knows the budget it gave.
-      finish(new ExchangeFailure('hung', response === null ? 'no response headers' : 'headers but no end to the response'))
+      finish(new ExchangeFailure('hung', response === null ? 'no response headers' : 'headers but no end to the response', null, received()))
     }, remaining)
     const onAbort = (): void => finish(new ExchangeFailure('interrupted', 'interrupted'))
     req.signal?.addEventListener('abort', onAbort, {once: true})
 
-    outgoing.on('error', (error: NodeJS.ErrnoException) => finish(new ExchangeFailure('error', networkMessage(error), error.code ?? null)))
+    outgoing.on('error', (error: NodeJS.ErrnoException) => finish(new ExchangeFailure('error', networkMessage(error), error.code ?? null, received())))
     outgoing.on('response', (res) => {
       response = res
       // An event stream by its content type, or by its first lines (some servers send text/plain,
@@ -104,11 +112,13 @@ export function exchange(req: ExchangeRequest): Promise<ExchangeResponse> {
         // A compressed or UTF-16 stream could not be watched for `data: [DONE]` as it came: looked for in the body read.
         return {status: res.statusCode ?? 0, headers: res.headers, body, sawDone: sawDone || (looksLikeSse(body) === true && DONE.test(body)), undecoded: read.undecoded}
       }
+      received = () => (chunks.length === 0 ? null : answer(false))
       res.on('data', (chunk: Buffer) => {
         if (settled) return
         bytes += chunk.length
         if (bytes > req.maxBytes) {
-          finish(new ExchangeFailure('error', `response body over ${req.maxBytes} bytes; stopped reading`, 'E_TOO_LARGE'))
+          // The bytes read up to the cap were received all the same: kept, to be searched.
+          finish(new ExchangeFailure('error', `response body over ${req.maxBytes} bytes; stopped reading`, 'E_TOO_LARGE', received()))
           return
         }
         chunks.push(chunk)
@@ -123,8 +133,8 @@ export function exchange(req: ExchangeRequest): Promise<ExchangeResponse> {
         tail = seen.slice(-32)
       })
       res.on('end', () => finish(null, answer(false)))
-      res.on('aborted', () => finish(new ExchangeFailure('error', 'connection closed before the response ended', 'ECONNRESET')))
-      res.on('error', (error: NodeJS.ErrnoException) => finish(new ExchangeFailure('error', networkMessage(error), error.code ?? null)))
+      res.on('aborted', () => finish(new ExchangeFailure('error', 'connection closed before the response ended', 'ECONNRESET', received())))
+      res.on('error', (error: NodeJS.ErrnoException) => finish(new ExchangeFailure('error', networkMessage(error), error.code ?? null, received())))
     })
     outgoing.end(req.body)
   })

@@ -1,5 +1,5 @@
 import {InputError} from '../errors.js'
-import {hasText, ServingClient, TargetFailed, type Endpoint, type GenerateResult, type TargetFailure} from '../probe/client.js'
+import {hasText, receivedText, ServingClient, TargetFailed, type Endpoint, type GenerateResult, type TargetFailure} from '../probe/client.js'
 import {mapLimit} from '../probe/limit.js'
 import {findMarkers, readForeign, type ForeignMarker} from '../probe/markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona} from '../probe/prompts.js'
@@ -365,13 +365,13 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       const primed = await mapLimit(primerPersonas, options.concurrency ?? 4, (persona) =>
         client.generate({endpoint: 'chat', model: model!, stream: false, maxTokens, text: buildPrompt(persona, filler, primerWords)}),
       )
-      // Every answer is searched, the primers' too: another synthetic tenant's marker in a primer's
+      // Every answer is searched whole (its body too, receivedText), the primers' too: another synthetic tenant's marker in a primer's
       // answer is the target leaking during this replay, whatever the trigger then shows. Any other
       // marker (one the run gave no one: a customer's, registered in the case or not, or one cut
       // short so that whose it is cannot be told) is counted too: never an answer with nothing in it.
       primed.forEach((answer, i) => {
         if (!answer) return
-        const foreign = readForeign(answer.text, [primerPersonas[i]!.canary], runMarkers)
+        const foreign = readForeign(receivedText(answer), [primerPersonas[i]!.canary], runMarkers)
         if (foreign.some(isRunMarker)) primerLeaks++
         else if (foreign.length > 0) {
           otherMarkers++
@@ -399,7 +399,9 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       // leak; a marker the run gave no one is reported apart (its owner is not known).
       // A marker cut short by max_tokens is read as the scan reads one in a log: of the trigger's own
       // marker, an echo; of another the run gave out, that marker; of both, ambiguous (not judged).
-      const foreign = readForeign(result.text, own, runMarkers)
+      // The whole body is searched beside the text read from it (receivedText), as the probe does:
+      // a marker can sit in a member no answer shape reads (an extra key, system_fingerprint).
+      const foreign = readForeign(receivedText(result), own, runMarkers)
       const leaked = foreign.some(isRunMarker)
       noteOthers(foreign)
       if (!leaked && foreign.length > 0) {

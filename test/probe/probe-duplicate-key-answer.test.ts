@@ -84,7 +84,9 @@ describe('replay: a trigger answered with a key given twice', () => {
     try {
       const result = await runReplay(db, {target, requestIds: [], fromSightings: true, trials: 2, advertisedTokens: WINDOW, poolTokens: POOL, timeoutMs: 2000, rng: seededRng(5), now: () => new Date('2026-11-02T07:00:00.000Z')})
       expect(result.interrupted).toBe(false)
-      expect(result.results.map((r) => [r.request_id, r.verdict, r.trials, r.no_text])).toEqual([['req-a', 'inconclusive', 0, 2]])
+      // Its text is not read, but its whole body is searched (as the probe's is): the marker in one
+      // value is one the run gave no one (the case's registry names its owner), not judged.
+      expect(result.results.map((r) => [r.request_id, r.verdict, r.trials, r.other_markers > 0])).toEqual([['req-a', 'inconclusive', 0, true]])
       // Stored so that the drafts count its trials as not judged, never as reproduced or not.
       expect(listReplayResults(db).map((r) => [r.verdict, r.reproduced, r.trials])).toEqual([['inconclusive', 0, 0]])
     } finally {
@@ -92,13 +94,13 @@ describe('replay: a trigger answered with a key given twice', () => {
     }
   })
 
-  it('the command under --fail-on-leak exits 3 with the gate naming the unreadable answers', async () => {
+  it('the command under --fail-on-leak exits 3 with the gate naming the answers it could not judge', async () => {
     const target = await duplicateKeyServer()
     const {db, path} = await caseWithRecords([{request_id: 'req-a', prompt_tokens: 120, response_text: `leak ${MARKER}`}], [[MARKER, 'tenant-x', 'sx']])
     db.close()
     const r = await run(['replay', '--db', path, '--from-sightings', '--target', target, '--pool-tokens', String(POOL), '--advertised-tokens', String(WINDOW), '--trials', '2', '--timeout', '2', '--fail-on-leak'])
     expect(r.stderr).not.toMatch(/duplicate key/)
     expect(r.code).toBe(3)
-    expect(r.stderr).toMatch(/replay could not judge: 2 answers with no readable text/)
+    expect(r.stderr).toMatch(/replay could not judge: \d+ answers with a marker the run gave no one/)
   })
 })
