@@ -100,8 +100,11 @@ export const replayGroupSchema = z.object({
   trials: z.number().int(),
   /** triggers answered with no readable text or not read whole (a stream cut off): not judged, in none of `trials`; null: not recorded (results stored before case schema 15) */
   unjudged_trials: z.number().int().nullable(),
+  /** triggers that hung or errored: not judged, in none of `trials` */
+  hung_or_errored_trials: z.number().int().optional(),
   reproduced: z.number().int(),
-  rate: z.number(),
+  /** reproduced / trials; null where no trial was judged (not known, never 0) */
+  rate: z.number().nullable(),
   wilson_low: z.number(),
   wilson_high: z.number(),
   /** whether any record's original prompt was re-sent */

@@ -247,8 +247,11 @@ export interface ReplayTargetFacts {
    * stored before case schema 15, which did not record them (not known, never none)
    */
   unjudged_trials: number | null
+  /** triggers that hung or errored: nothing was tested, so they are in none of `trials` (the console's "hung and errored not judged") */
+  hung_or_errored_trials?: number
   reproduced: number
-  rate: number
+  /** reproduced / trials; null where no trial was judged (not known, never 0) */
+  rate: number | null
   wilson_low: number
   wilson_high: number
   /** whether any record's original prompt was re-sent */
@@ -1218,8 +1221,10 @@ export function replayFacts(stored: readonly StoredReplayResult[]): ReplayFacts 
         inconclusive,
         trials,
         unjudged_trials: unjudged,
+        hung_or_errored_trials: g.reduce((a, r) => a + r.hung + r.errors, 0),
         reproduced,
-        rate: trials > 0 ? reproduced / trials : 0,
+        // Not known where no trial was judged: null, never 0 (replay --json gives null too).
+        rate: trials > 0 ? reproduced / trials : null,
         wilson_low: w.low,
         wilson_high: w.high,
         original_prompt: originalRecords > 0,

@@ -167,7 +167,7 @@ function replayGroup(g: ReplayTargetFacts): string {
         : `on ${replayTargetPlace(g.target)}, model ${g.model} (whether this was the built-in simulator was not recorded)`
   const purpose = g.purpose === 'negative-control' ? 'As a negative control, ' : g.purpose === 'confirmation' ? 'To confirm the fault, ' : ''
   const when = g.first_at === g.last_at ? `on ${g.first_at}` : `between ${g.first_at} and ${g.last_at}`
-  const stats = g.trials > 0 ? `; ${g.reproduced} of ${count(g.trials, 'trial')} reproduced the leak, ${pct(g.rate)} (95 % Wilson interval ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
+  const stats = g.trials > 0 ? `; ${g.reproduced} of ${count(g.trials, 'trial')} reproduced the leak, ${pct(g.rate!)} (95 % Wilson interval ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
   // Per record as sent: --original-prompt re-sends only what the log holds.
   const originals = g.original_prompt_records ?? (g.original_prompt ? g.records : 0)
   const standIns = standInSizes(g.stand_in_sizes)
@@ -182,7 +182,9 @@ function replayGroup(g: ReplayTargetFacts): string {
   const inconclusive = (g.inconclusive ?? 0) > 0 ? `, ${g.inconclusive} could not be judged (no trigger judged)` : ''
   // Answers not judged are in none of the trials counted: said, or said to be not recorded (runs stored before they were).
   const unjudged = g.unjudged_trials === null ? '; whether any trial could not be judged (incomplete answer / no text) was not recorded for these runs' : (g.unjudged_trials ?? 0) > 0 ? `; ${count(g.unjudged_trials!, 'trial')} could not be judged (incomplete answer / no text) and ${g.unjudged_trials === 1 ? 'is' : 'are'} in none of these figures` : ''
-  return `${purpose}${count(g.records, 'distinct affected request')} ${g.records === 1 ? 'was' : 'were'} replayed ${where}, ${when} (run ${g.run_ids.join(', ')}): ${g.confirmed} confirmed (fault reproduced), ${g.not_reproduced} not reproduced, ${g.rejected} rejected by the target${inconclusive}${stats}${primerLeaks}${others}${unjudged}.${g.interrupted ? ' The run was interrupted; its results are partial.' : ''}${prompts}`
+  // Triggers that hung or errored tested nothing: said, as the console says them (a rate over 1 judged trial of 5 sent must not read as the whole).
+  const failed = (g.hung_or_errored_trials ?? 0) > 0 ? `; ${count(g.hung_or_errored_trials!, 'trial')} hung or errored and could not be judged (${g.hung_or_errored_trials === 1 ? 'it is' : 'they are'} in none of these figures)` : ''
+  return `${purpose}${count(g.records, 'distinct affected request')} ${g.records === 1 ? 'was' : 'were'} replayed ${where}, ${when} (run ${g.run_ids.join(', ')}): ${g.confirmed} confirmed (fault reproduced), ${g.not_reproduced} not reproduced, ${g.rejected} rejected by the target${inconclusive}${stats}${primerLeaks}${others}${unjudged}${failed}.${g.interrupted ? ' The run was interrupted; its results are partial.' : ''}${prompts}`
 }
 
 /** The other side of an exposure: this customer's own other sessions, then other customers' sessions ("yours", or "its own" in a draft about a controller). */

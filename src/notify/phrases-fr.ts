@@ -115,7 +115,7 @@ function replayGroup(g: ReplayTargetFacts): string {
         : `sur ${replayTargetPlace(g.target)}, modèle ${g.model} (il n'a pas été enregistré s'il s'agissait du simulateur intégré)`
   const purpose = g.purpose === 'negative-control' ? 'Comme témoin négatif, ' : g.purpose === 'confirmation' ? 'Pour confirmer le défaut, ' : ''
   const when = g.first_at === g.last_at ? `le ${g.first_at}` : `entre le ${g.first_at} et le ${g.last_at}`
-  const stats = g.trials > 0 ? ` ; ${compte(g.reproduced, 'essai')} sur ${g.trials} ${un(g.reproduced) ? 'a' : 'ont'} reproduit la fuite, soit ${pct(g.rate)} (intervalle de Wilson à 95 % : ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
+  const stats = g.trials > 0 ? ` ; ${compte(g.reproduced, 'essai')} sur ${g.trials} ${un(g.reproduced) ? 'a' : 'ont'} reproduit la fuite, soit ${pct(g.rate!)} (intervalle de Wilson à 95 % : ${pct(g.wilson_low)}–${pct(g.wilson_high)})` : ''
   const originals = g.original_prompt_records ?? (g.original_prompt ? g.records : 0)
   const standIns = standInSizes(g.stand_in_sizes)
   const prompts =
@@ -136,7 +136,10 @@ function replayGroup(g: ReplayTargetFacts): string {
       : ''
   const inconclusive = (g.inconclusive ?? 0) > 0 ? `, ${g.inconclusive} ${un(g.inconclusive!) ? "n'a pas pu être jugée" : "n'ont pas pu être jugées"} (aucun essai jugé)` : ''
   const unjudged = g.unjudged_trials === null ? " ; il n'a pas été enregistré pour ces campagnes si des essais n'ont pas pu être jugés (réponse incomplète / sans texte)" : (g.unjudged_trials ?? 0) > 0 ? ` ; ${compte(g.unjudged_trials!, 'essai')} n'${un(g.unjudged_trials!) ? 'a' : 'ont'} pas pu être ${un(g.unjudged_trials!) ? 'jugé' : 'jugés'} (réponse incomplète / sans texte) et ${un(g.unjudged_trials!) ? "n'entre" : "n'entrent"} dans aucun de ces chiffres` : ''
-  return `${purpose}${g.records} ${un(g.records) ? 'requête concernée distincte a été rejouée' : 'requêtes concernées distinctes ont été rejouées'} ${where}, ${when} (campagne ${g.run_ids.join(', ')}) : ${compte(g.confirmed, 'confirmée')} (défaut reproduit), ${g.not_reproduced} non ${un(g.not_reproduced) ? 'reproduite' : 'reproduites'}, ${compte(g.rejected, 'rejetée')} par la cible${inconclusive}${stats}${primerLeaks}${others}${unjudged}.${g.interrupted ? ' La campagne a été interrompue ; ses résultats sont partiels.' : ''}${prompts}`
+  // Les déclencheurs restés sans réponse ou en erreur n'ont rien testé : dit, comme la console le dit.
+  const n = g.hung_or_errored_trials ?? 0
+  const failed = n > 0 ? ` ; ${compte(n, 'essai')} ${un(n) ? 'est resté' : 'sont restés'} sans réponse ou en erreur et n'${un(n) ? 'a' : 'ont'} pas pu être ${un(n) ? 'jugé' : 'jugés'} (${un(n) ? "il n'entre" : "ils n'entrent"} dans aucun de ces chiffres)` : ''
+  return `${purpose}${g.records} ${un(g.records) ? 'requête concernée distincte a été rejouée' : 'requêtes concernées distinctes ont été rejouées'} ${where}, ${when} (campagne ${g.run_ids.join(', ')}) : ${compte(g.confirmed, 'confirmée')} (défaut reproduit), ${g.not_reproduced} non ${un(g.not_reproduced) ? 'reproduite' : 'reproduites'}, ${compte(g.rejected, 'rejetée')} par la cible${inconclusive}${stats}${primerLeaks}${others}${unjudged}${failed}.${g.interrupted ? ' La campagne a été interrompue ; ses résultats sont partiels.' : ''}${prompts}`
 }
 
 const outcome: Record<string, string> = {
