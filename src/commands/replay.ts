@@ -40,7 +40,7 @@ Every request ends within --timeout; redirects are never followed. A target that
     'max-tokens': Flags.integer({description: 'max_tokens per request.', default: 32, min: 1}),
     purpose: Flags.string({
       description:
-        'Why this run is made: confirmation (reproduce the fault) or negative-control (a fixed or guarded stack expected not to leak). Default: confirmation, unless the target rejected every trial (then recorded as negative-control). Drafts never pool the two.',
+        'Why this run is made: confirmation (reproduce the fault) or negative-control (a fixed or guarded stack expected not to leak). Default: confirmation, unless the target rejected every trial (then recorded as negative-control). A refusal that names a window below the one the triggers were sized by (a trigger past it) comes from the window, not a fix: it is not judged, and never makes the run a negative control. Drafts never pool the two.',
       options: ['confirmation', 'negative-control'],
     }),
   }

@@ -1,5 +1,5 @@
 import {InputError} from '../errors.js'
-import {hasText, receivedText, ServingClient, TargetFailed, type Endpoint, type GenerateResult, type TargetFailure} from '../probe/client.js'
+import {hasText, receivedText, ServingClient, statedWindow, TargetFailed, type Endpoint, type GenerateResult, type TargetFailure} from '../probe/client.js'
 import {mapLimit} from '../probe/limit.js'
 import {findMarkers, readForeign, type ForeignMarker} from '../probe/markers.js'
 import {buildPrompt, fillerWords, newPersona, sizePrompt, type Persona} from '../probe/prompts.js'
@@ -100,6 +100,12 @@ export interface ReplayRecordResult extends Omit<ReplayResultRow, 'verdict' | 'r
   other_markers: number
   /** Of `other_markers`, answers whose marker was cut short so that whose it is cannot be told (the requester's own, or another the run gave out). */
   ambiguous_markers: number
+  /**
+   * Of `errors`, triggers the target refused naming a window (its context length) below the one
+   * the run sized its triggers by, the trigger being past it: refused by the window, not by a fix
+   * of the fault, so not judged (never a rejection, never a negative control).
+   */
+  window_rejections: number
 }
 
 export interface ReplayResult {
@@ -268,6 +274,8 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
   const RUN = 'run'
   const ownerOf = registryOwner(db)
   const stopped = (): boolean => (options.signal?.aborted ?? false) || client.failure !== null
+  // A refusal by a window below the one the run sized by is said once per run.
+  let windowNoted = false
   for (const record of records) {
     if (stopped()) break
     const result = await replayRecord(record)
@@ -278,7 +286,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     // judged by no trial (every trigger hung, errored or answered without readable text) is stored
     // as inconclusive, never as a negative, with its answers not judged counted: the drafts say so.
     {
-      const {judged: _judged, other_unowned: _unowned, ambiguous_markers: _ambiguous, ...row} = result
+      const {judged: _judged, other_unowned: _unowned, ambiguous_markers: _ambiguous, window_rejections: _window, ...row} = result
       insertReplayResult(db, runId, row)
       if (row.scaling === 'original_prompt') markReplayRunOriginalPrompt(db, runId)
     }
@@ -351,6 +359,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
     let otherMarkers = 0
     let primerLeaks = 0
     let ambiguousMarkers = 0
+    let windowRejections = 0
     // Markers the run gave no one, found in this record's answers: looked up in the case's registry.
     const otherSeen = new Set<string>()
     // A marker the run gave a synthetic tenant, found whole, cut short by max_tokens or run into more hex (readForeign).
@@ -421,6 +430,20 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
         continue
       }
       trials++
+      // A refusal that names a window below the one the run sized its triggers by (the stack's own
+      // window, which no /tokenize or model list gave), and this trigger past it: refused by the
+      // window, not by a fix of the fault. Not judged (an error, never a rejection nor a negative
+      // control), said once, with the window to pass instead (the probe reads the same refusal so).
+      const window = result.outcome === 'rejected' ? statedWindow(result.error) : null
+      if (!leaked && window !== null && window < maxModelLen! && size.tokens + maxTokens > window) {
+        errors++
+        windowRejections++
+        if (!windowNoted) {
+          windowNoted = true
+          progress(`${record.request_id}: the target refused a trigger of ${size.tokens} tokens naming its window as ${window} tokens, below the ${maxModelLen} the run sized by: refused by the window, not by a fix of the fault, so not judged; run again with --advertised-tokens ${window}`)
+        }
+        continue
+      }
       if (leaked) reproduced++
       else if (result.outcome === 'rejected') rejected++
       else if (result.outcome === 'hung') hung++
@@ -459,6 +482,7 @@ export async function runReplay(db: CaseDb, options: ReplayOptions): Promise<Rep
       other_markers: otherMarkers,
       ambiguous_markers: ambiguousMarkers,
       primer_leaks: primerLeaks,
+      window_rejections: windowRejections,
       other_owners: [...owners.values()],
       other_unowned: unowned,
     }
