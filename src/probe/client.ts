@@ -144,6 +144,27 @@ function contextRejection(chunk: unknown): boolean {
   return said.some((text) => CONTEXT_LENGTH_MESSAGE.test(text))
 }
 
+/**
+ * Whether an answer says the model asked for is not served: a 404 whose error names the model
+ * (vLLM's NotFoundError "The model `x` does not exist." with param "model", SGLang's same message,
+ * OpenAI's code model_not_found). Not a missing route, nor a missing /tokenize: a wrong --model.
+ */
+export function modelNotServed(status: number, body: string): boolean {
+  if (status !== 404) return false
+  const parsed = safeJson(body) as {error?: unknown; param?: unknown; code?: unknown; message?: unknown; detail?: unknown} | null
+  if (parsed === null || typeof parsed !== 'object') return false
+  const error = (parsed.error !== null && typeof parsed.error === 'object' ? parsed.error : parsed) as {param?: unknown; code?: unknown; message?: unknown}
+  if (error.param === 'model' || error.code === 'model_not_found') return true
+  const message = typeof error.message === 'string' ? error.message : typeof parsed.detail === 'string' ? parsed.detail : ''
+  return /\bmodel\b.*\b(does not exist|not found|not served|unknown)/i.test(message)
+}
+
+/** Why a request was refused for its model: said so, with the flag to check. */
+function modelWhy(model: string, status: number, body: string): string {
+  const message = errorMessage(body)
+  return `the target does not serve the model ${JSON.stringify(model.slice(0, 200))} (HTTP ${status}${message ? `: ${message}` : ''}): check --model`
+}
+
 /** 401 or 403: the target refused our credentials. */
 export function isAuthStatus(status: number): boolean {
   return status === 401 || status === 403
@@ -351,6 +372,11 @@ export class ServingClient {
       }
       if (attempt.kind === 'failed') return null // interrupted
       const {status} = attempt.response
+      // This /tokenize is there and refused the model: a wrong --model, not a missing /tokenize.
+      if (modelNotServed(status, attempt.response.body)) {
+        this.trip(`POST ${path}`, 'error', modelWhy(model, status, attempt.response.body), status)
+        return null
+      }
       if (status < 200 || status >= 300) continue
       const parsed = safeJson(attempt.response.body) as {count?: unknown; tokens?: unknown; max_model_len?: unknown} | null
       const reported = typeof parsed?.count === 'number' ? parsed.count : Array.isArray(parsed?.tokens) ? parsed.tokens.length : null
@@ -457,6 +483,12 @@ export class ServingClient {
               ? `still overloaded after the ${count(retries, 'retry', 'retries')} allowed`
               : `still overloaded: the next wait (${Math.round(wait)} ms) would pass the ${this.options.timeoutMs} ms timeout`
         }`
+        this.trip(name, 'error', why, status)
+        return done({...base, outcome: 'error', httpStatus: status, error: why, body}, attempts)
+      }
+      // A model the target does not serve: every request would be refused the same way. Stop here, saying so.
+      if (modelNotServed(status, last)) {
+        const why = modelWhy(request.model, status, last)
         this.trip(name, 'error', why, status)
         return done({...base, outcome: 'error', httpStatus: status, error: why, body}, attempts)
       }

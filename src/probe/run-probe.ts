@@ -296,7 +296,8 @@ function plannedChecks(sizes: readonly SizeClass[]): string[] {
 /** The failure that stopped the run, as a failed check: a gate never passes a target that would not answer. */
 function targetCheck(failure: TargetFailure): ProbeCheck {
   // Refused credentials are our setup's fault, not the stack's: nothing was checked (inconclusive, which the gate still fails).
-  const auth = failure.httpStatus !== null && isAuthStatus(failure.httpStatus)
+  // So is a model the target does not serve (a wrong --model): nothing of the stack was checked.
+  const auth = failure.httpStatus !== null && (isAuthStatus(failure.httpStatus) || (failure.httpStatus === 404 && failure.error.includes('does not serve the model')))
   return {
     name: 'target.responsive',
     size_tokens: null,
@@ -352,7 +353,9 @@ function contextCheck(
     // A 404 or 405 is the route's, not the prompt's: a wrong --target path or another server there.
     const status = result.httpStatus
     const check =
-      status === 404 || status === 405
+      status === 404 && result.error !== null && result.error.includes('does not serve the model')
+        ? 'check --model (HTTP 404: the target does not serve it)'
+        : status === 404 || status === 405
         ? `check --target (HTTP ${status}: the chat route is not there)`
         : status !== null && status >= 200 && status < 300
           ? 'check --target (an HTTP 200 that is no completion: not the serving stack, or not readable)'
