@@ -55,8 +55,7 @@ export interface GenerateResult {
    * searched for markers beside `text` (receivedText), since a marker can sit where no answer
    * shape puts text (an HTML error page, a plain-text 500, a member no completion has, a key
    * given twice). Never printed or stored. It holds every attempt's body (a 429 or 503 retried
-   * delivered its body too), and what a response that then stalled, reset or overran the byte cap
-   * had delivered (`text` is then what those bytes read as). Empty when no body came back.
+   * delivered its body too), and what a response that then stalled or reset had delivered (`text` is then what those bytes read as). Empty when no body came back.
    */
   body: string
   /**
@@ -453,7 +452,7 @@ export class ServingClient {
       const stop = this.stopper(name, attempt)
       if (stop) {
         this.trip(stop.request, stop.outcome, stop.error, stop.httpStatus)
-        // A response that stalled, reset or overran the cap after delivering bytes: those bytes
+        // A response that stalled or reset after delivering bytes: those bytes
         // reached the client and are searched (receivedText). The answer was not read whole.
         const partial = attempt.kind === 'failed' ? attempt.failure.partial : null
         if (partial !== null) {
