@@ -11,7 +11,7 @@ const PII_CSV_COLUMNS = ['request_id', 'ts', 'kind', 'value_ref', 'recipient_ses
 
 export default class Pii extends BaseCommand {
   static override description =
-    'Personal data (e-mail, phone, IBAN, card, IP) in responses that the session never sent, attributed to an earlier sender where one exists.'
+    'Personal data (e-mail, phone, IBAN, card, IP) in responses that the session never sent, attributed to an earlier sender where one exists. IP addresses that identify no one (loopback, private, link-local, documentation, public DNS resolvers) are not counted.'
 
   static override examples = ['<%= config.bin %> pii', '<%= config.bin %> pii --json', '<%= config.bin %> pii --csv > pii.csv', '<%= config.bin %> pii --show-values   # reveals the values']
 

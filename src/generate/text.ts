@@ -69,11 +69,16 @@ export function piiValue(rng: Rng, kind: PiiKind): string {
       const full = body + luhnDigit(body)
       return length === 16 && rng.next() < 0.4 ? full.replace(/(\d{4})(?=\d)/g, '$1-') : full
     }
-    case 'ipv4':
-      return `${rng.range(11, 223)}.${rng.int(256)}.${rng.int(256)}.${rng.range(1, 254)}`
+    // Ordinary public addresses only: private, loopback, link-local, documentation and other
+    // special-purpose blocks identify no one, so the detector does not count them (extract/pii.ts).
+    // A first octet that could start such a block is moved one up (the draws stay the same).
+    case 'ipv4': {
+      const first = rng.range(11, 223)
+      return `${[100, 127, 169, 172, 192, 198, 203].includes(first) ? first + 1 : first}.${rng.int(256)}.${rng.int(256)}.${rng.range(1, 254)}`
+    }
     case 'ipv6': {
       const groups = Array.from({length: 6}, () => rng.u32().toString(16).slice(0, rng.range(1, 4)))
-      return rng.next() < 0.5 ? `2001:db8:${groups.join(':')}` : `2001:db8:${groups.slice(0, 3).join(':')}::${groups[5]}`
+      return rng.next() < 0.5 ? `2a02:c7f:${groups.join(':')}` : `2a02:c7f:${groups.slice(0, 3).join(':')}::${groups[5]}`
     }
   }
 }

@@ -196,6 +196,9 @@ export function article33View(d: Article33Result): View {
     // No category row: the draft's own finding of no exposure (said only of what detection covered,
     // with what it did not), or the open item that stands where the scope is not known; never a bare header.
     data_categories_none: d.data_categories.length > 0 ? null : escapeMd(noCategories(d, P)),
+    // With an exposure of 0 the rows are values matched by value only (a pii finding another session
+    // sent first): nothing is established as leaked, so the table is not headed "leaked content".
+    categories_matched_only: d.scope !== null && d.scope.exposure.responses === 0 && d.data_categories.length > 0,
     subjects_range: d.data_subjects.approximate ? escapeMd(qualifyRange(rangeText(P, d.data_subjects.approximate, known))) : null,
     subjects_method: d.data_subjects.approximate ? escapeMd(d.data_subjects.approximate.method) : null,
     records_range: d.records.approximate ? escapeMd(qualifyRange(rangeText(P, d.records.approximate, known))) : null,

@@ -87,7 +87,7 @@ describe('findPii', () => {
       'mail Jane.Doe@Example.org,',
       'card 4111-1111-1111-1111 bad 4111 1111 1111 1112,',
       'iban DE89 3704 0044 0532 0130 00 bad DE89370400440532013001,',
-      'ip 192.168.10.7 and 2001:DB8::1 at 12:30:45,',
+      'ip 81.2.69.160 and 2A02:C7F::1 at 12:30:45,',
       'phone +49 30 1234567 or (555) 123-4567, version 1.2.3',
     ].join(' ')
     const found = findPii(text).map((v) => [v.kind, v.value])
@@ -95,8 +95,8 @@ describe('findPii', () => {
       ['email', 'jane.doe@example.org'],
       ['iban', 'DE89370400440532013000'],
       ['card', '4111111111111111'],
-      ['ipv4', '192.168.10.7'],
-      ['ipv6', '2001:db8::1'],
+      ['ipv4', '81.2.69.160'],
+      ['ipv6', '2a02:c7f::1'],
       ['phone', '301234567'],
       ['phone', '5551234567'],
     ])
@@ -144,6 +144,87 @@ describe('findPii', () => {
     for (const text of ['4111111111111111', 'card:4111111111111111.', '(4111 1111 1111 1111)', 'No.5038170765445']) {
       expect(findPii(text).map((v) => [v.kind, v.value]), text).toContainEqual(['card', text.includes('5038') ? '5038170765445' : '4111111111111111'])
     }
+  })
+})
+
+describe('findPii: numbers as they are typeset', () => {
+  const NB = '\u00a0' // no-break space
+  const NNB = '\u202f' // narrow no-break space (French typography)
+  const THIN = '\u2009'
+  const kinds = (t: string): string[][] => findPii(t).map((v) => [v.kind, v.value])
+
+  it('finds phones, IBANs and cards grouped with no-break, narrow no-break or thin spaces, or with dashes', () => {
+    for (const sp of [NB, NNB, THIN, '\u2007']) {
+      expect(kinds(`au +33${sp}6${sp}12${sp}34${sp}56${sp}78 avant`), JSON.stringify(sp)).toEqual([['phone', '612345678']])
+      expect(kinds(`compte FR14${sp}2004${sp}1010${sp}0505${sp}0001${sp}3M02${sp}606 avec`), JSON.stringify(sp)).toEqual([['iban', 'FR1420041010050500013M02606']])
+      expect(kinds(`carte 4111${sp}1111${sp}1111${sp}1111 comme`), JSON.stringify(sp)).toEqual([['card', '4111111111111111']])
+    }
+    for (const dash of ['\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2212']) {
+      expect(kinds(`+44${dash}20${dash}7946${dash}0958`), JSON.stringify(dash)).toEqual([['phone', '2079460958']])
+      expect(kinds(`card 4111${dash}1111${dash}1111${dash}1111`), JSON.stringify(dash)).toEqual([['card', '4111111111111111']])
+    }
+    // The positions are those of the text as written.
+    const text = `Tel. +33${NB}6${NB}12${NB}34${NB}56${NB}78.`
+    const [phone] = findPii(text)
+    expect(text.slice(phone!.start, phone!.end)).toBe(`+33${NB}6${NB}12${NB}34${NB}56${NB}78`)
+    expect(ibanValid(`FR14${NNB}2004${NNB}1010${NNB}0505${NNB}0001${NNB}3M02${NNB}606`)).toBe(true)
+  })
+
+  it('finds the common phone forms, each as the value of its international form', () => {
+    const phone = (t: string): string[] => findPii(t).filter((v) => v.kind === 'phone').map((v) => v.value)
+    for (const [t, v] of [
+      ['(+44) 20 7946 0958', '2079460958'], ['+44 20 7946 0958', '2079460958'],
+      ['1-415-555-0132', '4155550132'], ['415 555 0132', '4155550132'], ['+1 (415) 555-0132', '4155550132'], ['1 (415) 555-0132', '4155550132'],
+      ['+49 30/1234567', '301234567'], ['030/1234567', '301234567'],
+    ] as const) expect(phone(`call ${t} now`), t).toEqual([v])
+  })
+
+  it('takes no ordinary number, date, time, amount or order id for a phone, IBAN or card', () => {
+    for (const t of [
+      'on 01.12.2024 10:30 we met', '01/12/2024 10:30', 'Order 2024-11-03 12345 shipped', 'invoice 2024/11/03 no. 4471', 'ISBN 978-3-16-148410-0',
+      'Order #A-1029-3345', 'order 4471-2210-9932', 'total 1 234 567 890 units', `1${NNB}234${NNB}567,89 €`, 'Tracking 1Z999AA10123456784',
+      'between 100 and 250 and 3000', 'ref 12/34/5678901', 'ticket 123 456 7890', 'the years 2024 2025 2026', `page 12${NB}–${NB}18`,
+    ]) expect(kinds(t), t).toEqual([])
+  })
+})
+
+describe('findPii: e-mail addresses in any script', () => {
+  const emails = (t: string): string[] => findPii(t).filter((v) => v.kind === 'email').map((v) => v.value)
+
+  it('reads a local part with non-ASCII letters whole, never from its last ASCII letter on', () => {
+    expect(emails('Schreib an jürgen.müller@firma.de und anna.müller@firma.de.')).toEqual(['jürgen.müller@firma.de', 'anna.müller@firma.de'])
+    expect(emails('renée.dupont@exemple.fr, josé@ejemplo.es, jöhn@x.de, δοκιμή@παράδειγμα.δοκιμή')).toEqual(['renée.dupont@exemple.fr', 'josé@ejemplo.es', 'jöhn@x.de', 'δοκιμή@παράδειγμα.δοκιμή'])
+    // A letter and its accent typed as two characters is the same address.
+    expect(emails('ju\u0308rgen@firma.de')).toEqual(['jürgen@firma.de'])
+  })
+
+  it('finds an address with an internationalised domain, one value in its Unicode and its ASCII (xn--) form', () => {
+    expect(emails('Die Adresse lautet info@müller.de.')).toEqual(['info@müller.de'])
+    expect(emails('or INFO@xn--mller-kva.DE')).toEqual(['info@müller.de'])
+    expect(emails('ASCII stays as it was: Jane.Doe@Example.org')).toEqual(['jane.doe@example.org'])
+  })
+
+  it('ends an address at a letter of a script written without spaces', () => {
+    expect(emails('请联系zhang@example.com请回复')).toEqual(['zhang@example.com'])
+    expect(emails('メールはtaro@example.jpまで')).toEqual(['taro@example.jp'])
+  })
+})
+
+describe('findPii: addresses that identify no one', () => {
+  const ips = (t: string): string[] => findPii(t).filter((v) => v.kind === 'ipv4' || v.kind === 'ipv6').map((v) => v.value)
+
+  it('are not personal data: loopback, private, shared, link-local, documentation, multicast addresses and public resolvers', () => {
+    const none = [
+      '127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.254', '192.168.1.1', '100.64.0.1', '169.254.169.254', '192.0.2.10', '198.51.100.7', '203.0.113.9', '198.18.0.1',
+      '224.0.0.251', '255.255.255.255', '0.0.0.0', '8.8.8.8', '8.8.4.4', '1.1.1.1', '9.9.9.9', '208.67.222.222',
+      '::1', '::', 'fe80::1', 'fd12:3456:789a::1', '2001:db8::1', '2001:DB8:0:0:0:0:0:1', 'ff02::1', '3fff::1', '::ffff:192.168.1.1', '2001:4860:4860::8888', '2606:4700:4700::1111',
+    ]
+    for (const a of none) expect(ips(`open http://${a.includes(':') ? `[${a}]` : a}:8000 or ping ${a} now`), a).toEqual([])
+  })
+
+  it('are personal data where they may single out a device: any other address', () => {
+    for (const a of ['81.2.69.160', '172.32.0.1', '100.128.0.1', '11.0.0.1', '2a02:c7f:1234::42', '2001:db9::1', '::ffff:81.2.69.160'])
+      expect(ips(`client ${a} connected`), a).toHaveLength(1)
   })
 })
 

@@ -68,8 +68,13 @@ describe('#6 personal data attributed to another session, with no marker or verb
     expect(a33).not.toMatch(/\| none: /)
     expect(a33).toMatch(/1 response carried personal data .* another session had sent earlier .*lower bound/)
     expect(a33).toMatch(/to be completed: 1 response carried personal data first sent by another session/)
+    // Nothing is established as leaked: the categories are not headed "leaked content" (QA prov #7).
+    expect(a33).toMatch(/Categories of personal data matched by value in responses, not established as leaked/)
+    expect(a33).not.toMatch(/in the leaked content/)
     const fr = await ok(['report', 'article33', '--db', db, '--lang', 'fr'])
     expect(fr).not.toMatch(FR_NOTHING)
+    expect(fr).toMatch(/retrouvées par leur valeur dans des réponses, sans divulgation établie/)
+    expect(fr).not.toMatch(/dans le contenu divulgué/)
     expect(fr).toMatch(/1 réponse contenait des données personnelles/)
     const a34 = await ok(['report', 'article34', '--db', db, '--lang', 'en'])
     expect(a34).not.toMatch(A34_NOTHING)
@@ -112,6 +117,8 @@ describe('#6 beside a leak found by verbatim text', () => {
     for (const report of ['article33', 'article34']) {
       expect(await ok(['report', report, '--db', db, '--lang', 'en'])).toMatch(/to be completed: 1 response carried personal data first sent by another session/)
     }
+    // A leak is established: its categories keep their heading.
+    expect(await ok(['report', 'article33', '--db', db, '--lang', 'en'])).toMatch(/Categories of personal data in the leaked content/)
   }, 120_000)
 })
 
