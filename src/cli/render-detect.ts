@@ -125,8 +125,13 @@ export function renderProvenance(rows: ProvenanceResult, coverage: TextCoverage 
   return out.join('\n')
 }
 
-export function renderPii(rows: PiiResult): string {
-  if (rows.length === 0) return 'No personal data that a session never sent.'
+export function renderPii(rows: PiiResult, coverage: TextCoverage = {answers: 0, withoutText: 0}): string {
+  const unexamined = unexaminedLine(coverage)
+  if (rows.length === 0) {
+    return unexamined === null
+      ? 'No personal data that a session never sent.'
+      : `No personal data that a session never sent in the ${count(coverage.answers - coverage.withoutText, 'response')} that had text; ${unexamined}`
+  }
   const ids = idCells(rows.map((p) => ({request_id: p.request_id, requests: [p.source_request_id], tenants: [p.recipient_tenant, p.source_tenant], sessions: [p.recipient_session, p.source_session]})))
   return table(
     ['ts', 'request_id', 'kind', 'value', 'recipient', 'source_request_id', 'source'],
@@ -140,7 +145,7 @@ export function renderPii(rows: PiiResult): string {
       p.source_tenant === null ? '-' : ids.who(p.source_tenant, p.source_session),
     ]),
     [1, 4, 5, 6],
-  )
+  ) + (unexamined === null ? '' : `\n\n${unexamined}`)
 }
 
 /** Why a scan of a case with no log record knows no count (as `status` says it). */

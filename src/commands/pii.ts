@@ -1,11 +1,12 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
-import {renderPii} from '../cli/render-detect.js'
+import {renderPii, unexaminedLine} from '../cli/render-detect.js'
 import {listPiiFindings, type PiiResult} from '../detect/list.js'
 import {detectionCoverage} from '../detect/coverage.js'
 import {notReadEvidence, notReadSentence} from '../detect/not-read.js'
 import {checkDetection, detectionFlags, nothingSearchedLine} from '../cli/detection-flags.js'
+import {fileTotals} from '../store/files.js'
 
 const PII_CSV_COLUMNS = ['request_id', 'ts', 'kind', 'value_ref', 'recipient_session', 'recipient_tenant', 'source_request_id', 'source_session', 'source_tenant', 'value', 'value_sha256']
 
@@ -31,16 +32,21 @@ export default class Pii extends BaseCommand {
     const rows = listPiiFindings(db, {showValues: flags['show-values']})
     // Nothing searched: an empty listing is not known, never "No personal data…" (console), and said beside the empty array or CSV.
     const unsearched = nothingSearchedLine(coverage, 'Personal data a session never sent', rows.length)
-    if (unsearched !== null && (flags.csv || this.jsonEnabled())) this.note(this.paint.yellow(unsearched))
-    // What was never read (quarantined lines, files not read whole) holds personal data no finding could find: the listing
-    // speaks for what was read only, as sightings says (on stderr beside --csv and --json, whose shapes stay the contract's).
+    // Answers that decoded to no text, and lines or files never read, were not searched: the listing
+    // speaks for what was read only, never a flat "none" over them (as provenance and sightings say).
+    const totals = fileTotals(db)
+    const text = {answers: totals.answers, withoutText: totals.no_response_text}
     const notRead = notReadSentence(notReadEvidence(db))
-    if (notRead !== null && (flags.csv || this.jsonEnabled())) this.note(this.paint.yellow(`${notRead} The listing holds what was read.`))
+    if (flags.csv || this.jsonEnabled()) {
+      if (unsearched !== null) this.note(this.paint.yellow(unsearched))
+      const unexamined = unexaminedLine(text)
+      if (unexamined !== null) this.note(this.paint.yellow(`warning: ${unexamined}`))
+      if (notRead !== null) this.note(this.paint.yellow(`${notRead} The listing holds what was read.`))
+    }
     if (flags.csv) process.stdout.write(toCsv(PII_CSV_COLUMNS.filter((c) => flags['show-values'] || (c !== 'value' && c !== 'value_sha256')), rows as unknown as Array<Record<string, unknown>>))
     else if (!this.jsonEnabled()) {
-      this.log(unsearched ?? renderPii(rows))
-      // "No personal data ..." speaks for what was read only.
-      if (notRead !== null) this.log(notRead)
+      this.log(unsearched ?? renderPii(rows, text))
+      if (unsearched === null && notRead !== null) this.log(notRead)
     }
     return rows
   }

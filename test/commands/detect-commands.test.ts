@@ -113,6 +113,27 @@ describe('crosstalk scan / sightings', () => {
   })
 })
 
+describe('pii over answers that could not be read (QA prov #10)', () => {
+  it('says how many answers were not examined, never the flat all-clear', async () => {
+    const c = makeCase()
+    await c.addFile([
+      {request_id: 'a1', tenant_id: 'tA', session_id: 'sA', request_text: 'My email is ola@example.no', response_text: 'ok'},
+      {request_id: 'b1', tenant_id: 'tB', session_id: 'sB', request_text: 'hi', response_raw: {object: 'chat.completion', choices: [{index: 0, message: {role: 'assistant', content: null}}]}},
+      {request_id: 'b2', tenant_id: 'tB', session_id: 'sB2', request_text: 'hi', response_raw: 'redacted-by-litellm'},
+    ])
+    c.close()
+    expect((await run(['scan', '--db', c.path])).code).toBe(0)
+    const pii = await run(['pii', '--db', c.path])
+    expect(pii.code).toBe(0)
+    expect(pii.stdout).not.toMatch(/^No personal data that a session never sent\.$/m)
+    expect(pii.stdout).toMatch(/No personal data that a session never sent in the 1 response that had text; 2 responses of 3 had no response text and were not examined/)
+    // --json keeps the contract's array; the caveat goes to stderr.
+    const json = await run(['pii', '--db', c.path, '--json'])
+    expect(JSON.parse(json.stdout)).toEqual([])
+    expect(json.stderr).toMatch(/2 responses of 3 had no response text and were not examined/)
+  })
+})
+
 describe('scan --fail-on-leak over quarantined lines', () => {
   it('does not pass over a line it could not read (it may be the one carrying a leak): exit 1 naming the file, unless --accept-bad-lines', async () => {
     const c = makeCase()
