@@ -277,6 +277,18 @@ export function tenantCsvTable(v: TenantViewResult | RegistrylessTenantView, opt
   return {columns: ['tenant', 'direction', 'counterpart', 'same_tenant', 'responses', 'provenance_responses', 'sessions', 'first_seen', 'last_seen', 'exposure_responses'], rows}
 }
 
+/**
+ * The caveat of one side of a tenant view where responses carried personal data matched by value
+ * only (a `pii` finding attributed to another session): the side's exposure is a lower bound, as
+ * the case-wide scope says of the whole case's.
+ */
+export function tenantPiiOnlyNote(responses: number, side: 'received' | 'leaked'): string {
+  const what = side === 'received'
+    ? `${responses === 1 ? 'response' : 'responses'} served to this tenant carried personal data another session sent first and the recipient's session never sent`
+    : `${responses === 1 ? 'response' : 'responses'} served to other sessions carried personal data this tenant's sessions sent first`
+  return `${responses} ${what} (crosstalk pii), with no canary marker or verbatim text of that session: the exposure above is a lower bound until ${responses === 1 ? 'it is' : 'they are'} reviewed.`
+}
+
 /** Said above the timeline of a case with no canary registry: no event or count of it rests on a marker. */
 export const NO_REGISTRY_TIMELINE_NOTE =
   'No canary registry in this case: no marker can be attributed to a session, so the leaks below are by verbatim text only and their markers were not checked (crosstalk ingest canaries FILE).'
@@ -325,9 +337,12 @@ export function renderTenantView(v: TenantViewResult, options: {registry?: boole
           ['  first seen (marker)', mt(d.first_seen)],
           ['  last seen (marker)', mt(d.last_seen)],
           ['provenance-attributed responses', p(d.provenance_responses)],
+          ...((d.pii_attributed_only_responses ?? 0) > 0 ? [["further responses with another session's personal data (matched by value only; not counted above)", both(d.pii_attributed_only_responses!)]] : []),
         ],
       ),
     )
+    const pii = d.pii_attributed_only_responses ?? 0
+    if (pii > 0 && exposureKnown) out.push(wrap(tenantPiiOnlyNote(pii, title === 'Received from others' ? 'received' : 'leaked')))
     const name = tenantNames([v.tenant, ...d.counterparts.map((c) => c.tenant)])
     if (d.counterparts.length > 0)
       out.push(

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand, dbFlag} from '../cli/base-command.js'
 import {toCsv} from '../cli/csv.js'
-import {duplicateLeaksNote, duplicatesNotExaminedNote, NO_REGISTRY_SCOPE_NOTE, renderScope, renderTenantView, renderUnscannedScope, SCOPE_CSV_TABLES, tenantRetriesNote, tenantUnexaminedNote, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
+import {duplicateLeaksNote, duplicatesNotExaminedNote, NO_REGISTRY_SCOPE_NOTE, renderScope, renderTenantView, renderUnscannedScope, SCOPE_CSV_TABLES, tenantPiiOnlyNote, tenantRetriesNote, tenantUnexaminedNote, scopeCsvTables, tenantCsvTable, type ScopeCsvTable} from '../cli/render-scope.js'
 import {notReadEvidence, notReadSentence, type NotRead} from '../detect/not-read.js'
 import {wrap} from '../cli/text-width.js'
 import {checkDetection, detectionFlags} from '../cli/detection-flags.js'
@@ -87,6 +87,13 @@ export default class Scope extends BaseCommand {
       // What was never read holds what no count of the CSV can: said beside it, as the console says it.
       const notReadLine = notReadSentence(notReadEvidence(db))
       if (notReadLine !== null && flags.csv) this.note(this.paint.yellow(`${notReadLine} The CSV counts what was read.`))
+      // Personal data matched by value only is in no count of the CSV: said beside it, as the console says it.
+      if (flags.csv && !stale.markers && !stale.provenance) {
+        for (const side of ['received', 'leaked'] as const) {
+          const n = view[side].pii_attributed_only_responses ?? 0
+          if (n > 0) this.note(this.paint.yellow(tenantPiiOnlyNote(n, side)))
+        }
+      }
       if (flags.csv) {
         if (stale.markers || stale.provenance) throw new InputError(`--tenant ${flags.tenant} --csv: ${staleFindingsReason(stale)}, so this table's counts are not known; run \`crosstalk scan\` first`, 'E_NOT_SCANNED')
         const t = tenantCsvTable(registry ? view : registrylessTenantView(view), {exposure: exposureKnown(registry, inputs.orphans)})

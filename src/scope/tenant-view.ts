@@ -62,6 +62,15 @@ export interface TenantDirection {
   /** the union of both kinds of evidence: the numbers drafts and notices use */
   exposure: TenantExposureCount
   counterparts: TenantCounterpart[]
+  /**
+   * Responses in this direction (received: served to this tenant; leaked: carrying a value this
+   * tenant sent first) holding personal data another session sent earlier and the recipient's
+   * session never sent (a `pii` finding attributed by value), with no marker and no verbatim text
+   * of another session: in no figure above, so the exposure is a lower bound until they are
+   * reviewed (as scope's pii_attributed_only_responses for the whole case). Null where the
+   * exposure is not known.
+   */
+  pii_attributed_only_responses: number | null
 }
 
 export interface TenantViewResult {
@@ -213,11 +222,16 @@ export function computeTenantView(inputs: ScopeInputs, options: TenantViewOption
 
   const atRisk = inputs.atRiskByTenant === null ? null : (inputs.atRiskByTenant.get(tenant) ?? 0)
 
+  // Personal data matched by value only (the case-wide scope's pii_attributed_only_responses), each side's.
+  const inExposure = new Set(rows.map((r) => r.record_id))
+  const piiOnly = inputs.pii.filter((p) => p.source_tenant !== null && !inExposure.has(p.record_id))
+  const piiResponses = (keep: (p: (typeof piiOnly)[number]) => boolean): number => new Set(piiOnly.filter(keep).map((p) => p.record_id)).size
+
   return {
     tenant,
     tenants_revealed: Boolean(options.revealTenants),
-    received: direction(received, tenant, (r) => r.source_tenant ?? '', recipientOf, sourceOf, name),
-    leaked: direction(leaked, tenant, (r) => r.recipient_tenant, sourceOf, recipientOf, name),
+    received: {...direction(received, tenant, (r) => r.source_tenant ?? '', recipientOf, sourceOf, name), pii_attributed_only_responses: piiResponses((p) => p.recipient_tenant === tenant)},
+    leaked: {...direction(leaked, tenant, (r) => r.recipient_tenant, sourceOf, recipientOf, name), pii_attributed_only_responses: piiResponses((p) => p.source_tenant === tenant)},
     at_risk_responses: atRisk,
     // Known where the at-risk figure is not: logs without a status leave every such record open, and say how many (as the whole case's count does).
     at_risk_unknown_records: inputs.atRiskUndecidedByTenant === null ? null : (inputs.atRiskUndecidedByTenant.get(tenant) ?? 0),
@@ -246,7 +260,7 @@ function direction(
   ownSession: (r: Row) => SourceOfRow,
   otherSession: (r: Row) => SourceOfRow,
   name: (t: string) => string,
-): TenantDirection {
+): Omit<TenantDirection, 'pii_attributed_only_responses'> {
   const sightings = rows.filter((r) => r.kind === 'sighting') as Array<ContaminationRow & Row>
   const prov = rows.filter((r) => r.kind === 'provenance')
   const ids = (xs: Row[]) => new Set(xs.map((x) => x.record_id))

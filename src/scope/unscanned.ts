@@ -271,12 +271,13 @@ export function knownTenantView(v: TenantViewResult, d: DetectionCoverage, regis
   // neither side's exposure is (a lower bound read as a total), as scope --json gives the case's.
   if (!stale.markers && !stale.provenance && exposureKnown(base === v, orphans)) return base
   if (!stale.markers && !stale.provenance) {
-    const orphaned = (x: typeof base.received) => ({...x, exposure: null, counterparts: x.counterparts.map((c) => ({...c, exposure_responses: null, sessions: null}))})
+    const orphaned = (x: typeof base.received) => ({...x, exposure: null, pii_attributed_only_responses: null, counterparts: x.counterparts.map((c) => ({...c, exposure_responses: null, sessions: null}))})
     return {...base, received: orphaned(base.received), leaked: orphaned(base.leaked)}
   }
   const side = (x: typeof base.received) => ({
     ...x,
     exposure: null,
+    pii_attributed_only_responses: null,
     ...(stale.provenance ? {provenance_responses: null, provenance_only_responses: null, provenance_other_tenants: null} : {}),
     counterparts: x.counterparts.map((c) => ({...c, exposure_responses: null, sessions: null, ...(stale.provenance ? {provenance_responses: null} : {})})),
   })

@@ -62,6 +62,19 @@ describe('#6 personal data attributed to another session, with no marker or verb
     expect(scope.exposure.responses).toBe(0)
     expect(scope.pii_attributed_only_responses).toBe(1)
     expect(scope.pii_attributed_only_flows).toEqual([{source_tenant: 't3', recipient_tenant: 't4', responses: 1}])
+    // Each customer's own view counts it too, never a bare 0 (QA prov #8).
+    type Side = {exposure: {responses: number}; pii_attributed_only_responses: number | null}
+    const t4 = await runJson<{received: Side; leaked: Side}>(['scope', '--db', db, '--tenant', 't4', '--json'])
+    expect(t4.received.exposure.responses).toBe(0)
+    expect(t4.received.pii_attributed_only_responses).toBe(1)
+    expect(t4.leaked.pii_attributed_only_responses).toBe(0)
+    const t3 = await runJson<{received: Side; leaked: Side}>(['scope', '--db', db, '--tenant', 't3', '--json'])
+    expect(t3.leaked.pii_attributed_only_responses).toBe(1)
+    const t4Console = await ok(['scope', '--db', db, '--tenant', 't4'])
+    expect(t4Console).toMatch(/further responses with another session's personal data \(matched by value only; not counted above\) +1/)
+    expect(t4Console).toMatch(/1 response served to this tenant carried personal data another session sent first .*lower bound until it is\s+reviewed/s)
+    const t4Csv = await run(['scope', '--db', db, '--tenant', 't4', '--csv'])
+    expect(t4Csv.stderr).toMatch(/1 response served to this tenant carried personal data another session sent first/)
 
     const a33 = await ok(['report', 'article33', '--db', db, '--lang', 'en'])
     expect(a33).not.toMatch(NO_DATA_FOUND)
