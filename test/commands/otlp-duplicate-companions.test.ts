@@ -155,7 +155,7 @@ describe('a retry span whose parent or content is on other lines is judged with 
     const c = writeCase(`here you go: ${A}`, true)
     const {db} = await ingestAndScan(c)
     const old = new Database(db)
-    old.exec('DROP TABLE duplicate_companions; ALTER TABLE case_settings DROP COLUMN ingest_claim; DROP INDEX files_by_continued; DROP INDEX files_by_head; ALTER TABLE files DROP COLUMN continues_file_id; ALTER TABLE files DROP COLUMN read_from; ALTER TABLE files DROP COLUMN head_sha256; ALTER TABLE notifications DROP COLUMN controller; ALTER TABLE notifications DROP COLUMN recipient_kind; ALTER TABLE scan_runs DROP COLUMN provenance_not_comparable_responses')
+    old.exec('DROP TABLE duplicate_companions; ALTER TABLE case_settings DROP COLUMN ingest_claim; DROP INDEX files_by_continued; DROP INDEX files_by_head; ALTER TABLE files DROP COLUMN continues_file_id; ALTER TABLE files DROP COLUMN read_from; ALTER TABLE files DROP COLUMN head_sha256; ALTER TABLE notifications DROP COLUMN controller; ALTER TABLE notifications DROP COLUMN recipient_kind; ALTER TABLE scan_runs DROP COLUMN provenance_not_comparable_responses; DROP TABLE notification_scopes')
     old.pragma('user_version = 13')
     old.close()
     // The gate (which opens the case writable, so migrates it) fails closed on it, as it did.

@@ -105,7 +105,7 @@ describe('replay: answers that could not be judged are stored, and the drafts sa
       ALTER TABLE files DROP COLUMN read_from;
       ALTER TABLE files DROP COLUMN head_sha256;
       ALTER TABLE notifications DROP COLUMN controller; ALTER TABLE notifications DROP COLUMN recipient_kind;
-      ALTER TABLE scan_runs DROP COLUMN provenance_not_comparable_responses;
+      ALTER TABLE scan_runs DROP COLUMN provenance_not_comparable_responses; DROP TABLE notification_scopes;
     `)
     old.pragma('user_version = 14')
     old.close()

@@ -29,7 +29,7 @@ describe('migration 013-possible-sources-next-update', () => {
     c.close()
     // The same case as schema 12 wrote it: without the two columns (nor what later schemas add).
     const old = new Database(c.path)
-    old.exec('ALTER TABLE provenance DROP COLUMN source_candidates; ALTER TABLE incident DROP COLUMN next_update_at; DROP TABLE duplicate_companions; ALTER TABLE case_settings DROP COLUMN ingest_claim; DROP INDEX files_by_continued; DROP INDEX files_by_head; ALTER TABLE files DROP COLUMN continues_file_id; ALTER TABLE files DROP COLUMN read_from; ALTER TABLE files DROP COLUMN head_sha256; ALTER TABLE notifications DROP COLUMN controller; ALTER TABLE notifications DROP COLUMN recipient_kind; ALTER TABLE scan_runs DROP COLUMN provenance_not_comparable_responses')
+    old.exec('ALTER TABLE provenance DROP COLUMN source_candidates; ALTER TABLE incident DROP COLUMN next_update_at; DROP TABLE duplicate_companions; ALTER TABLE case_settings DROP COLUMN ingest_claim; DROP INDEX files_by_continued; DROP INDEX files_by_head; ALTER TABLE files DROP COLUMN continues_file_id; ALTER TABLE files DROP COLUMN read_from; ALTER TABLE files DROP COLUMN head_sha256; ALTER TABLE notifications DROP COLUMN controller; ALTER TABLE notifications DROP COLUMN recipient_kind; ALTER TABLE scan_runs DROP COLUMN provenance_not_comparable_responses; DROP TABLE notification_scopes')
     old.pragma('user_version = 12')
     old.close()
     const db = openCase(c.path)
