@@ -2,11 +2,9 @@
 
 A value (kind and SHA-256) in a response is a finding unless the same session (tenant and
 session) sent it in this record's prompt or an earlier one (a prompt sent after the answer does
-not make a received value the session's own). Its source is chosen among the earlier prompts of
-the response's own tenant where there are any (another session of the same customer: never
-called another customer's data), else among all earlier prompts: the most recent that carried it
-on the response's own decode node, else the most recent on any node; none when nobody sent it
-earlier. "Earlier" is crosstalk's record order: time,
+not make a received value the session's own). Its source is the most recent earlier
+prompt that carried it on the response's own decode node, else the most recent earlier prompt
+on any node; none when nobody sent it earlier. "Earlier" is crosstalk's record order: time,
 then record id (ingest's reading order of the files, then the order it stores each file's records).
 """
 
@@ -48,11 +46,7 @@ def pii_findings(records: DataFrame) -> DataFrame:
     before = lambda *keys: Window.partitionBy(*keys).orderBy(*ORDER).rowsBetween(Window.unboundedPreceding, -1)  # noqa: E731
     both = both.withColumn("any_src", F.last("src", ignorenulls=True).over(before("value_sha256")))
     both = both.withColumn("node_src", F.last("src", ignorenulls=True).over(before("value_sha256", "decode_node")))
-    both = both.withColumn("tenant_src", F.last("src", ignorenulls=True).over(before("value_sha256", "tenant_id")))
-    both = both.withColumn("tenant_node_src", F.last("src", ignorenulls=True).over(before("value_sha256", "tenant_id", "decode_node")))
-    node_first = lambda node, anywhere: F.when(F.col("decode_node").isNotNull() & F.col(node).isNotNull(), F.col(node)).otherwise(F.col(anywhere))  # noqa: E731
-    # The recipient's own tenant first (its own session never precedes here: such values are no findings).
-    chosen = F.when(F.col("tenant_src").isNotNull(), node_first("tenant_node_src", "tenant_src")).otherwise(node_first("node_src", "any_src"))
+    chosen = F.when(F.col("decode_node").isNotNull() & F.col("node_src").isNotNull(), F.col("node_src")).otherwise(F.col("any_src"))
     return (
         both.filter(~F.col("is_prompt"))
         .withColumn("source", chosen)

@@ -133,7 +133,7 @@ export function renderPii(rows: PiiResult, coverage: TextCoverage = {answers: 0,
       : `No personal data that a session never sent in the ${count(coverage.answers - coverage.withoutText, 'response')} that had text; ${unexamined}`
   }
   const ids = idCells(rows.map((p) => ({request_id: p.request_id, requests: [p.source_request_id], tenants: [p.recipient_tenant, p.source_tenant], sessions: [p.recipient_session, p.source_session]})))
-  const table_ = table(
+  return table(
     ['ts', 'request_id', 'kind', 'value', 'recipient', 'source_request_id', 'source'],
     rows.map((p) => [
       p.ts,
@@ -142,20 +142,10 @@ export function renderPii(rows: PiiResult, coverage: TextCoverage = {answers: 0,
       p.value === undefined ? `ref:${p.value_ref}` : safeLine(p.value),
       ids.who(p.recipient_tenant, p.recipient_session),
       p.source_request_id === null ? '-' : ids.request(p.source_request_id),
-      p.source_tenant === null ? '-' : `${ids.who(p.source_tenant, p.source_session)}${p.source_tenants > 1 ? ` (ambiguous: ${p.source_tenants} tenants)` : ''}`,
+      p.source_tenant === null ? '-' : ids.who(p.source_tenant, p.source_session),
     ]),
     [1, 4, 5, 6],
-  )
-  const notes: string[] = []
-  const tied = rows.filter((p) => p.source_tenants > 1)
-  if (tied.length > 0) {
-    const own = tied.filter((p) => p.source_tenant === p.recipient_tenant).length
-    notes.push(
-      `${count(tied.length, 'finding')}: the value was sent earlier by several tenants (source ambiguous, the count of candidate tenants shown; --json possible_sources lists them). The source shown is one of them, not established as the owner: the recipient's own tenant where it is among them${own > 0 ? ` (${own} of these: possibly the same person in another session, not another customer's data)` : ''}, else the most recent sender.`,
-    )
-  }
-  if (unexamined !== null) notes.push(unexamined)
-  return notes.length === 0 ? table_ : `${table_}\n\n${notes.join('\n')}`
+  ) + (unexamined === null ? '' : `\n\n${unexamined}`)
 }
 
 /** Why a scan of a case with no log record knows no count (as `status` says it). */

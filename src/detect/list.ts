@@ -5,8 +5,6 @@ import {CONTAMINATION_CLASSES, possibleSources, type MarkerRegistry, type Sighti
 import {findPii, hashPii, type PiiKind} from '../extract/pii.js'
 import {tokenizeWords, wordsText} from '../extract/words.js'
 import {listPiiFindingRows, listProvenanceRows, listSightingRows} from '../store/findings.js'
-import {promptsWithValue} from '../store/extracts.js'
-import {earlierSenders} from './pii-findings.js'
 import type {CaseDb} from '../store/open-case.js'
 import {piiRef, referenceKey} from './pii-ref.js'
 import {sqliteRegistry} from './registry.js'
@@ -92,13 +90,7 @@ export function listPiiFindings(db: CaseDb, options: {showValues?: boolean} = {}
   const valuesCache = new Map<number, Map<string, string>>()
   // Made by the scan that found these (a listing writes nothing); without one, a key for this run only.
   const key = rows.length > 0 ? (referenceKey(db, {create: false}) ?? randomBytes(32)) : null
-  const promptsOf = rows.length > 0 ? promptsWithValue(db) : null
   return rows.map((row) => {
-    // Every other session that sent the value before this response: more than one tenant among
-    // them is a tie, said with the candidates (the source named is one of them, chosen by rule).
-    const senders = earlierSenders(promptsOf!(row.value_sha256), {ts_ms: row.ts_ms, record_id: row.id, tenant_id: row.tenant_id, session_id: row.session_id})
-    const tenants = new Set(senders.map((p) => p.tenant_id))
-    const sessions = new Map(senders.map((p) => [JSON.stringify([p.tenant_id, p.session_id]), {tenant: p.tenant_id, session: p.session_id}]))
     const finding: PiiFinding = {
       request_id: row.request_id,
       ts: new Date(row.ts_ms).toISOString(),
@@ -109,9 +101,6 @@ export function listPiiFindings(db: CaseDb, options: {showValues?: boolean} = {}
       source_request_id: row.source_request_id,
       source_session: row.source_session,
       source_tenant: row.source_tenant,
-      // Findings imported without the values of the prompts (a Spark job's) know only the source named.
-      source_tenants: Math.max(tenants.size, row.source_tenant === null ? 0 : 1),
-      possible_sources: tenants.size < 2 ? [] : [...sessions].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, c]) => c),
     }
     if (texts) {
       let values = valuesCache.get(row.id)

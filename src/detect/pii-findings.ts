@@ -4,33 +4,8 @@ import type {CaseDb} from '../store/open-case.js'
 import {inTransaction} from '../store/session.js'
 
 // "PII you never sent": a value in a response that its session had not put in any of its
-// own prompts by then (this request's or an earlier one's). Where another session sent the same
-// value in an earlier prompt, that session is the likely owner: one of the recipient's own
-// tenant first (another session of the same customer, possibly the same person: a same-tenant
-// repeat is never called another customer's data), then same decode node first, then the most
-// recent. Where several tenants sent it earlier the source is a tie: the listing says so
-// (earlierSenders gives the candidates).
-
-/** Whether prompt `p` comes before response `r` in the case's record order (time, then record id). */
-export const sentBefore = (p: PiiValueRow, r: {ts_ms: number; record_id: number}): boolean => p.ts_ms < r.ts_ms || (p.ts_ms === r.ts_ms && p.record_id < r.record_id)
-
-/** The prompts of other sessions than the response's that sent its value before it: the candidate sources. */
-export function earlierSenders(sent: readonly PiiValueRow[], r: {ts_ms: number; record_id: number; tenant_id: string; session_id: string}): PiiValueRow[] {
-  return sent.filter((p) => sentBefore(p, r) && !(p.tenant_id === r.tenant_id && p.session_id === r.session_id))
-}
-
-/** The source named among the candidates (in time order): the recipient's own tenant's if any, on the response's node first, else the most recent. */
-function chooseSource(candidates: readonly PiiValueRow[], r: PiiValueRow): PiiValueRow | null {
-  const own = candidates.filter((p) => p.tenant_id === r.tenant_id)
-  let source: PiiValueRow | null = null
-  for (const p of own.length > 0 ? own : candidates) {
-    const sameNode = r.decode_node !== null && p.decode_node === r.decode_node
-    const bestSameNode = source !== null && r.decode_node !== null && source.decode_node === r.decode_node
-    // Later entries are more recent; a same-node source is only displaced by another same-node one.
-    if (source === null || sameNode || !bestSameNode) source = p
-  }
-  return source
-}
+// own prompts by then (this request's or an earlier one's). Where another session sent the same value in an earlier prompt, that
+// session is the likely owner (same decode node first, then the most recent).
 
 export function computePiiFindings(db: CaseDb): {findings: number; attributed: number} {
   // Only values found in responses can be findings: read those, then, per distinct value,
@@ -53,11 +28,19 @@ export function computePiiFindings(db: CaseDb): {findings: number; attributed: n
     for (const r of responses) {
       const own = sessionOf(r)
       const sent = prompts(r.value_sha256)
+      const earlier = (p: PiiValueRow): boolean => p.ts_ms < r.ts_ms || (p.ts_ms === r.ts_ms && p.record_id < r.record_id)
       // The session sent it itself, in this request or an earlier one: not a finding. A later
       // prompt of the session does not count: a user who asks "whose number is this?" about
       // a value it was served would otherwise erase the evidence of receiving it.
-      if (sent.some((p) => sessionOf(p) === own && (p.record_id === r.record_id || sentBefore(p, r)))) continue
-      const source = chooseSource(earlierSenders(sent, r), r)
+      if (sent.some((p) => sessionOf(p) === own && (p.record_id === r.record_id || earlier(p)))) continue
+      let source: PiiValueRow | null = null
+      for (const p of sent) {
+        if (!earlier(p)) break
+        const sameNode = r.decode_node !== null && p.decode_node === r.decode_node
+        const bestSameNode = source !== null && r.decode_node !== null && source.decode_node === r.decode_node
+        // Later entries are more recent; a same-node source is only displaced by another same-node one.
+        if (source === null || sameNode || !bestSameNode) source = p
+      }
       writer.insert({
         recordId: r.record_id, kind: r.kind, valueSha256: r.value_sha256,
         sourceRecordId: source?.record_id ?? null, sourceSession: source?.session_id ?? null, sourceTenant: source?.tenant_id ?? null,

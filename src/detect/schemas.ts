@@ -76,13 +76,6 @@ export const piiFindingSchema = z.object({
   source_request_id: z.string().nullable(),
   source_session: z.string().nullable(),
   source_tenant: z.string().nullable(),
-  source_tenants: z
-    .number()
-    .int()
-    .describe("tenants among the other sessions that sent the value before this response: 0 none (no source), 1 the source's, 2 or more a tie (source_tenant is the one the rule names: the recipient's own tenant where it is among them, else the most recent, on the response's node first)"),
-  possible_sources: z
-    .array(z.object({tenant: z.string(), session: z.string()}))
-    .describe('where source_tenants is 2 or more: every session that sent the value before this response; empty otherwise'),
   value: z.string().optional().describe('only with --show-values'),
   value_sha256: sha256.optional().describe('only with --show-values: SHA-256 of "kind:value" as stored (unsalted, so as revealing as the value)'),
 })

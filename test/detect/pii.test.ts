@@ -5,7 +5,6 @@ import {referenceKey} from '../../src/detect/pii-ref.js'
 import {scanCase, type ScanProgress} from '../../src/detect/scan-case.js'
 import {EXTRACT_SCHEME, PRIOR_EXTRACT_SCHEMES} from '../../src/extract/extract.js'
 import {listPiiFindings} from '../../src/detect/list.js'
-import {renderPii} from '../../src/cli/render-detect.js'
 import {makeCase, type TestCase} from '../helpers/case-builder.js'
 
 let tc: TestCase | undefined
@@ -285,37 +284,6 @@ describe('PII you never sent', () => {
     // Stored hashed only.
     const dump = JSON.stringify(tc.db.prepare('SELECT * FROM pii_values').all()) + JSON.stringify(tc.db.prepare('SELECT * FROM pii_findings').all())
     expect(dump).not.toContain('4111')
-  })
-})
-
-describe('PII the recipient\'s own customer sent earlier (QA prov #6)', () => {
-  it('names the recipient\'s own tenant, never another customer, and says the tie with every candidate', async () => {
-    tc = makeCase()
-    await tc.addFile([
-      {request_id: 'b1', tenant_id: 'tb', session_id: 'sb1', request_text: 'Book the flight, my email is jane.roe@example.net', response_text: 'Booked.', decode_node: 'd1'},
-      {request_id: 'a1', tenant_id: 'ta', session_id: 'sa1', request_text: 'Open an account for jane.roe@example.net', response_text: 'Done.', decode_node: 'd2'},
-      {request_id: 'b2', tenant_id: 'tb', session_id: 'sb2', request_text: 'Where is my booking?', response_text: 'It was sent to jane.roe@example.net.', decode_node: 'd2'},
-      // Two other customers sent this one: a tie, said; the source named is the most recent (same node first).
-      {request_id: 'c1', tenant_id: 'tc', session_id: 'sc1', request_text: 'ring +44 7700 900123', response_text: 'ok', decode_node: 'd1'},
-      {request_id: 'e1', tenant_id: 'te', session_id: 'se1', request_text: 'ring +44 7700 900123', response_text: 'ok', decode_node: 'd1'},
-      {request_id: 'f1', tenant_id: 'tf', session_id: 'sf1', request_text: 'hi', response_text: 'ring +44 7700 900123', decode_node: 'd3'},
-      // One other customer only: named, no tie.
-      {request_id: 'g1', tenant_id: 'tg', session_id: 'sg1', request_text: 'card 4111 1111 1111 1111', response_text: 'ok'},
-      {request_id: 'h1', tenant_id: 'th', session_id: 'sh1', request_text: 'hi', response_text: 'card 4111111111111111'},
-    ])
-    scanCase(tc.db, {now: new Date('2026-11-03T00:00:00Z'), skipProvenance: true})
-    const rows = listPiiFindings(tc.db)
-    const b2 = rows.find((r) => r.request_id === 'b2')!
-    expect([b2.source_request_id, b2.source_tenant, b2.source_session, b2.source_tenants]).toEqual(['b1', 'tb', 'sb1', 2])
-    expect(b2.possible_sources).toEqual([{tenant: 'ta', session: 'sa1'}, {tenant: 'tb', session: 'sb1'}])
-    const f1 = rows.find((r) => r.request_id === 'f1')!
-    expect([f1.source_request_id, f1.source_tenants]).toEqual(['e1', 2])
-    expect(f1.possible_sources).toEqual([{tenant: 'tc', session: 'sc1'}, {tenant: 'te', session: 'se1'}])
-    const h1 = rows.find((r) => r.request_id === 'h1')!
-    expect([h1.source_request_id, h1.source_tenants, h1.possible_sources]).toEqual(['g1', 1, []])
-    const shown = renderPii(rows)
-    expect(shown).toMatch(/tb\/sb1 \(ambiguous: 2 tenants\)/)
-    expect(shown).toMatch(/2 findings: the value was sent earlier by several tenants .*\(1 of these: possibly the same person in another session, not another customer's data\)/)
   })
 })
 
