@@ -12,22 +12,11 @@ const POSTING_CAP = 64
 
 /**
  * The tally a response gets (n = 1) when one of its boilerplate hashes is also in an earlier
- * prompt of another session (text a customer sent that reached it), or, for text only answers
- * hold on one decode node (ONE_NODE_ANSWERS), in an earlier answer of another session: set
- * aside as boilerplate.
+ * prompt of another session: text a customer sent that reached it, set aside as boilerplate.
  * Never a rank's posting (rank * 2 + part stays far below it); attribution counts it apart and
  * never verifies it, so the findings are what they were without it.
  */
 export const BOILERPLATE_TALLY = 0xffffffff
-
-/**
- * A boilerplate hash (the value in a pass's boiler array) found only in answers, told to the
- * boilerplate number of tenants or more on one decode node in few responses: the model's stock
- * text, or a chain of copies of one answer, which the logs cannot tell apart. Set aside, and
- * each later response holding it counted as set aside (reviewable with a higher
- * --boilerplate-tenants), never attributed.
- */
-const ONE_NODE_ANSWERS = 2
 
 /** Per-rank facts a pass reads (record-order.ts). */
 export interface PassOrder {
@@ -59,12 +48,9 @@ export class PassIndex {
   private lastValBuf = new Int32Array(0)
   private postBuf = new Uint32Array(0)
   private boilerBuf = new Uint8Array(0)
-  private echoBuf = new Uint8Array(0)
   private off = new Uint32Array(0)
   private post = new Uint32Array(0)
   private boiler = new Uint8Array(0)
-  /** Per posting: 1 where it is a prompt of a session served the hash earlier (an echo of an answer, never a source). */
-  private echo = new Uint8Array(0)
 
   /**
    * `expected`: about how many response fingerprints one part holds (sizes the arrays, which
@@ -132,8 +118,6 @@ export class PassIndex {
     for (let sl = 0; sl < nSlots; sl++) off[sl + 1]! += off[sl]!
     if (this.postBuf.length < nEntries) this.postBuf = new Uint32Array(Math.ceil(nEntries * 1.1))
     const post = this.postBuf.subarray(0, nEntries)
-    if (this.echoBuf.length < nEntries) this.echoBuf = new Uint8Array(Math.ceil(nEntries * 1.1))
-    const echo = this.echoBuf.subarray(0, nEntries).fill(0)
     lastVal.fill(-1)
     // Fill with off[slot] as the cursor (it ends at the next slot's start), then shift back.
     const place = (slot: number, v: number): void => {
@@ -155,41 +139,23 @@ export class PassIndex {
     // stays on the decode node whose stale pages carried it, and is short; what the model
     // says to many tenants is said on every node, and often. So text in the responses of
     // >= T tenants that all came from one known decode node, in at most 2T responses, is
-    // kept as evidence, but only where a prompt holds it: a leak is text some session sent.
-    // Text found in answers only is the model's own (its stock "As an AI language model ..."),
-    // said to every tenant on a one-node deployment too; it is nobody's data.
-    // A prompt repeating text its own session was served earlier ("why did you say ...?") is
-    // the recipient reacting to the answer, not its tenant sending the text: it counts neither
-    // toward the tenants that sent it nor as a prompt holding it (the personal-data rule
-    // makes the same distinction). Counted, two recipients pasting a leak back made three
-    // tenants "send" it, and the leak was set aside as boilerplate.
+    // kept as evidence.
     const boiler = this.boilerBuf.subarray(0, nSlots).fill(0)
     let boilerplate = 0
     const tenantsSent: number[] = []
     const tenantsTold: number[] = []
-    const served = new Set<number>()
     for (let s = 0; s < nSlots; s++) {
       tenantsSent.length = 0
       tenantsTold.length = 0
-      served.clear()
       let node = -2
       let oneNode = true
       let responseCount = 0
-      let sent = false
       let flagged = false
-      // The sessions served the text are tracked only where a prompt holds it too.
-      let hasPrompt = false
-      for (let q = off[s]!; q < off[s + 1]! && !hasPrompt; q++) if ((post[q]! & 1) === 0) hasPrompt = true
       for (let q = off[s]!; q < off[s + 1]!; q++) {
         const v = post[q]!
         const rank = v >>> 1
         const t = order.tenant[rank]!
         if ((v & 1) === 0) {
-          if (served.has(order.session[rank]!)) {
-            echo[q] = 1
-            continue
-          }
-          sent = true
           if (!tenantsSent.includes(t)) tenantsSent.push(t)
           if (tenantsSent.length >= T) {
             flagged = true
@@ -202,17 +168,10 @@ export class PassIndex {
         if (nd < 0 || (node !== -2 && nd !== node)) oneNode = false
         node = nd
         if (!tenantsTold.includes(t)) tenantsTold.push(t)
-        if (hasPrompt) served.add(order.session[rank]!)
       }
-      // On one node in few responses and in no prompt: the model's stock text, or a chain of
-      // copies of an answer; which cannot be told, so it is set aside and counted as such (2).
-      let kind = 1
-      if (!flagged && tenantsTold.length >= T && (!oneNode || responseCount > 2 * T || !sent)) {
-        flagged = true
-        if (oneNode && responseCount <= 2 * T) kind = ONE_NODE_ANSWERS
-      }
+      if (!flagged && tenantsTold.length >= T && (!oneNode || responseCount > 2 * T)) flagged = true
       if (flagged) {
-        boiler[s] = kind
+        boiler[s] = 1
         onBoilerplate(table.k1[s]!, table.k2[s]!)
         boilerplate++
       }
@@ -220,7 +179,6 @@ export class PassIndex {
     this.off = off
     this.post = post
     this.boiler = boiler
-    this.echo = echo
     return {responseFingerprints: resp.length >>> 1, entries: nEntries, boilerplate}
   }
 
@@ -232,7 +190,7 @@ export class PassIndex {
    * fingerprints n); a response's tallies together, in the order first seen.
    */
   match(onTally: (r: number, v: number, n: number) => void): void {
-    const {resp, off, post, boiler, echo, order} = this
+    const {resp, off, post, boiler, order} = this
     const tally = new Map<number, number>()
     const data = resp.data
     for (let e = 0; e < resp.length; ) {
@@ -245,16 +203,14 @@ export class PassIndex {
         const slot = data[e + 1]!
         const lo = off[slot]!
         const hi = off[slot + 1]!
-        if (boiler[slot] !== 0) {
-          // Counted, never evidence: an earlier prompt of another session holds this boilerplate
-          // hash (or, for answers-only text on one node, an earlier answer of another session does).
-          const answers = boiler[slot] === ONE_NODE_ANSWERS
+        if (boiler[slot] === 1) {
+          // Counted, never evidence: an earlier prompt of another session holds this boilerplate hash.
           if (!setAside && hi - lo > 1) {
             const a = firstPostingFrom(post, lo, hi, own)
             // The most recent earlier postings, as many as candidates look at.
             for (let q = a - 1, seen = 0; q >= lo && seen < POSTING_CAP; q--, seen++) {
               const v = post[q]!
-              if ((answers || ((v & 1) === 0 && echo[q] === 0)) && order.session[v >>> 1] !== session) {
+              if ((v & 1) === 0 && order.session[v >>> 1] !== session) {
                 setAside = true
                 break
               }
@@ -272,9 +228,6 @@ export class PassIndex {
         // gateway logs only each turn's new input), and never takes them as sources.
         for (let q = a - 1, seen = 0; q >= lo && seen < POSTING_CAP; q--, seen++) {
           const v = post[q]!
-          // A prompt of another session repeating what that session was served earlier is its reaction to an
-          // answer, not a source (one of the recipient's own session is still masked as its own text).
-          if (echo[q] === 1 && order.session[v >>> 1] !== session) continue
           if (order.session[v >>> 1] !== session || (v & 1) === 0) tally.set(v, (tally.get(v) ?? 0) + 1)
         }
         // Later prompts too: a record's time is when its response was returned, so a prompt
@@ -283,7 +236,7 @@ export class PassIndex {
         // responses are not candidates: their text did not exist yet.
         for (let q = a, seen = 0; q < hi && seen < POSTING_CAP; q++, seen++) {
           const v = post[q]!
-          if ((v & 1) === 0 && echo[q] === 0 && v !== own && order.session[v >>> 1] !== session) tally.set(v, (tally.get(v) ?? 0) + 1)
+          if ((v & 1) === 0 && v !== own && order.session[v >>> 1] !== session) tally.set(v, (tally.get(v) ?? 0) + 1)
         }
       }
       for (const [v, n] of tally) onTally(r, v, n)
